@@ -1,0 +1,157 @@
+// Package cli holds codeloop's commands. It parses flags, wires the core
+// services together for one invocation and maps errors to exit statuses; the
+// behaviour itself lives in the core packages.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codeloop/codeloop/internal/paths"
+)
+
+// Version is codeloop's release version.
+const Version = "0.1.0"
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// env is what every command receives: the process's streams and
+// environment, the global flags, and the directories.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	dirs           paths.Dirs
+	log            *slog.Logger
+
+	printLogs bool
+	logLevel  string
+	closers   []func() error
+}
+
+// exitError carries a specific exit status out of a command.
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e *exitCodeError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitCodeError) Unwrap() error { return e.err }
+
+// Run executes codeloop's command line and returns the exit status.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The version needs nothing else; answer it before building anything.
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		fmt.Fprintln(stdout, Version)
+		return exitOK
+	}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	defer e.close()
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ec *exitCodeError
+	if errors.As(err, &ec) {
+		if ec.err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", ec.err)
+		}
+		return ec.code
+	}
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", err)
+	if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "unknown flag") ||
+		strings.Contains(err.Error(), "accepts") || strings.Contains(err.Error(), "requires") {
+		return exitUsage
+	}
+	return exitError
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "codeloop",
+		Short:         "An AI coding agent for the terminal",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return e.setup()
+		},
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.PersistentFlags().BoolVar(&e.printLogs, "print-logs", false, "print logs to standard error")
+	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "INFO", "log level: DEBUG, INFO, WARN or ERROR")
+	root.AddCommand(
+		newDebugCmd(e),
+	)
+	return root
+}
+
+// setup resolves the directories and opens the log.
+func (e *env) setup() error {
+	dirs, err := paths.Resolve(e.getenv)
+	if err != nil {
+		return err
+	}
+	e.dirs = dirs
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(e.logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: want DEBUG, INFO, WARN or ERROR", e.logLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if e.printLogs {
+		e.log = slog.New(slog.NewTextHandler(e.stderr, opts))
+		return nil
+	}
+	if err := os.MkdirAll(dirs.Log(), 0o755); err != nil {
+		// Logging is never a reason to fail a command.
+		e.log = slog.New(slog.DiscardHandler)
+		return nil
+	}
+	name := filepath.Join(dirs.Log(), time.Now().Format("2006-01-02")+".log")
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		e.log = slog.New(slog.DiscardHandler)
+		return nil
+	}
+	e.closers = append(e.closers, f.Close)
+	e.log = slog.New(slog.NewJSONHandler(f, opts)).With("pid", os.Getpid())
+	return nil
+}
+
+// onClose registers fn to run when the command ends.
+func (e *env) onClose(fn func() error) { e.closers = append(e.closers, fn) }
+
+func (e *env) close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		_ = e.closers[i]()
+	}
+	e.closers = nil
+}

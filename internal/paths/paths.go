@@ -1,0 +1,83 @@
+// Package paths resolves the directories codeloop keeps its files in,
+// following the XDG base-directory convention.
+//
+// It imports nothing of codeloop's.
+package paths
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// App is the directory name used under each base directory.
+const App = "codeloop"
+
+// Dirs are the directories codeloop uses.
+type Dirs struct {
+	Data   string // database, tool-output/, snapshot/, log/, auth.json
+	Config string // global config files, agents, commands, skills
+	Cache  string // models.json and other refetchable data
+	State  string // recent models and other small state
+	Home   string // the user's home directory
+}
+
+// Resolve computes the directories from the environment: CODELOOP_DATA_DIR,
+// CODELOOP_CONFIG_DIR, CODELOOP_CACHE_DIR and CODELOOP_STATE_DIR first, then
+// the XDG_*_HOME variables, then the XDG defaults under the home directory.
+func Resolve(getenv func(string) string) (Dirs, error) {
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return Dirs{}, fmt.Errorf("finding the home directory: %w (set HOME)", err)
+		}
+		home = h
+	}
+	pick := func(own, xdg, def string) string {
+		if v := getenv(own); v != "" {
+			return v
+		}
+		if v := getenv(xdg); v != "" && filepath.IsAbs(v) {
+			return filepath.Join(v, App)
+		}
+		return filepath.Join(home, def, App)
+	}
+	return Dirs{
+		Data:   pick("CODELOOP_DATA_DIR", "XDG_DATA_HOME", ".local/share"),
+		Config: pick("CODELOOP_CONFIG_DIR", "XDG_CONFIG_HOME", ".config"),
+		Cache:  pick("CODELOOP_CACHE_DIR", "XDG_CACHE_HOME", ".cache"),
+		State:  pick("CODELOOP_STATE_DIR", "XDG_STATE_HOME", ".local/state"),
+		Home:   home,
+	}, nil
+}
+
+// Sub-directories and files of the data directory.
+func (d Dirs) Database() string   { return filepath.Join(d.Data, "codeloop.db") }
+func (d Dirs) ToolOutput() string { return filepath.Join(d.Data, "tool-output") }
+func (d Dirs) Snapshot() string   { return filepath.Join(d.Data, "snapshot") }
+func (d Dirs) Log() string        { return filepath.Join(d.Data, "log") }
+func (d Dirs) Auth() string       { return filepath.Join(d.Data, "auth.json") }
+func (d Dirs) MCPAuth() string    { return filepath.Join(d.Data, "mcp-auth.json") }
+
+// OpenCodeConfig is OpenCode's global config directory, read as well as
+// codeloop's own so an OpenCode user's setup works unchanged.
+func (d Dirs) OpenCodeConfig(getenv func(string) string) string {
+	if v := getenv("XDG_CONFIG_HOME"); v != "" && filepath.IsAbs(v) {
+		return filepath.Join(v, "opencode")
+	}
+	return filepath.Join(d.Home, ".config", "opencode")
+}
+
+// Ensure creates the data, cache and state directories and the data
+// directory's sub-directories.
+func (d Dirs) Ensure() error {
+	var errs []error
+	for _, dir := range []string{d.Data, d.Cache, d.State, d.ToolOutput(), d.Log()} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,91 @@
+// Package permission decides whether a tool may do what it asks: ordered
+// rulesets with wildcard patterns, the ask/reply flow, saved approvals, and
+// the analysis of shell commands into the programs they would run.
+//
+// It may import id, bus and store; tools and the session loop import it.
+package permission
+
+import (
+	"context"
+	"fmt"
+)
+
+// Action is what a rule decides.
+type Action string
+
+// The actions a rule may take.
+const (
+	Allow Action = "allow"
+	Ask   Action = "ask"
+	Deny  Action = "deny"
+)
+
+// Rule decides Action for requests whose permission name matches the
+// Permission glob and whose value matches the Pattern glob.
+type Rule struct {
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern"`
+	Action     Action `json:"action"`
+}
+
+// Ruleset is an ordered list of rules; the last matching rule wins.
+type Ruleset []Rule
+
+// ToolRef ties a request to the tool call that made it.
+type ToolRef struct {
+	MessageID string `json:"messageID"`
+	CallID    string `json:"callID"`
+}
+
+// Request asks for permission to act on Patterns under the permission name
+// Permission. Always lists the patterns an "always" reply approves.
+type Request struct {
+	ID         string         `json:"id"`
+	SessionID  string         `json:"sessionID"`
+	Permission string         `json:"permission"`
+	Patterns   []string       `json:"patterns"`
+	Metadata   map[string]any `json:"metadata"`
+	Always     []string       `json:"always"`
+	Tool       *ToolRef       `json:"tool,omitempty"`
+	// Unanalysable marks a request whose real target could not be known
+	// (a shell command with a dynamic program name, say): it matches every
+	// deny rule of its permission and is never approved automatically.
+	Unanalysable bool `json:"unanalysable,omitempty"`
+}
+
+// Asker checks a request against the rules in force and, where they say ask,
+// waits for the user's reply. It returns nil when the request may proceed,
+// a *DeniedError, *RejectedError or *CorrectedError otherwise.
+type Asker interface {
+	Ask(ctx context.Context, req Request) error
+}
+
+// DeniedError reports a request refused by a rule of the configuration.
+type DeniedError struct {
+	Permission string
+	Pattern    string
+	Rule       Rule
+}
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("permission %q for %q is denied by the rule {permission: %q, pattern: %q, action: deny}",
+		e.Permission, e.Pattern, e.Rule.Permission, e.Rule.Pattern)
+}
+
+// RejectedError reports a request the user rejected without a message.
+type RejectedError struct{ Permission string }
+
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("the user rejected permission %q for this call", e.Permission)
+}
+
+// CorrectedError reports a request the user rejected with a message for the
+// model.
+type CorrectedError struct {
+	Permission string
+	Message    string
+}
+
+func (e *CorrectedError) Error() string {
+	return fmt.Sprintf("the user rejected permission %q with this feedback: %s", e.Permission, e.Message)
+}

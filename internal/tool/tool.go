@@ -1,0 +1,75 @@
+// Package tool defines what a tool is, how the loop calls one, the registry
+// of tools an agent may see, and the truncation every tool output passes
+// through. The built-in tools live in this package too, one file each.
+//
+// It may import llm, permission, id, bus and store; the session loop, agents
+// and the MCP client import it.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/codeloop/codeloop/internal/permission"
+)
+
+// Tool is one capability the model can call.
+type Tool interface {
+	// ID is the name the model calls the tool by.
+	ID() string
+	// Description tells the model what the tool does and when to use it.
+	Description() string
+	// Schema is the JSON Schema of the tool's arguments.
+	Schema() json.RawMessage
+	// Run executes one call. An error is reported to the model as the
+	// call's failure; Run must return promptly once ctx is cancelled.
+	Run(ctx context.Context, call *Call) (*Result, error)
+}
+
+// Call is one invocation of a tool, with everything it may need from the
+// session that made it.
+type Call struct {
+	ID        string          // the model's tool-call id
+	Tool      string          // the tool id
+	Input     json.RawMessage // the raw JSON arguments
+	SessionID string
+	MessageID string
+	Agent     string
+	// Dir is the session's working directory and Worktree the root of its
+	// project (the git worktree, or Dir when there is none).
+	Dir      string
+	Worktree string
+
+	// Asker checks the call's permission requests; the tool fills in
+	// SessionID and Tool of each request from the call.
+	Asker permission.Asker
+	// Progress, when set, receives the call's live title and metadata while
+	// it runs (bash streams its output this way).
+	Progress func(title string, metadata map[string]any)
+}
+
+// Ask asks permission for req on behalf of the call.
+func (c *Call) Ask(ctx context.Context, req permission.Request) error {
+	if c.Asker == nil {
+		return nil
+	}
+	req.SessionID = c.SessionID
+	req.Tool = &permission.ToolRef{MessageID: c.MessageID, CallID: c.ID}
+	return c.Asker.Ask(ctx, req)
+}
+
+// Attachment is a file a tool returns beside its text output (an image the
+// model should see, say).
+type Attachment struct {
+	Mime     string `json:"mime"`
+	Filename string `json:"filename,omitempty"`
+	URL      string `json:"url"` // a data: or file: URL
+}
+
+// Result is a completed call's output.
+type Result struct {
+	Title       string         `json:"title"`
+	Output      string         `json:"output"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	Attachments []Attachment   `json:"attachments,omitempty"`
+}
