@@ -1,0 +1,310 @@
+// Package config loads codeloop's configuration: JSONC files in OpenCode's
+// and codeloop's locations, {env:} and {file:} substitution, the merge order,
+// strict validation with file, line and column in every error, and the JSON
+// Schema generated from the types below.
+//
+// It imports only internal/paths; every other package may import it.
+package config
+
+import "encoding/json"
+
+// Config is the whole configuration, the shape of one config file and of the
+// merged result. The JSON names are OpenCode's, so an OpenCode config file is
+// a codeloop config file.
+type Config struct {
+	Schema            string              `json:"$schema,omitempty" jsonschema:"JSON Schema of this file, for editors"`
+	Shell             string              `json:"shell,omitempty" jsonschema:"shell used for commands and the bash tool"`
+	LogLevel          string              `json:"logLevel,omitempty" jsonschema:"log level: DEBUG, INFO, WARN or ERROR"`
+	Server            Server              `json:"server,omitzero" jsonschema:"HTTP server settings"`
+	Command           map[string]Command  `json:"command,omitempty" jsonschema:"slash commands by name"`
+	Skills            Skills              `json:"skills,omitzero" jsonschema:"extra places to find skills"`
+	References        json.RawMessage     `json:"references,omitempty" jsonschema:"reference directories"`
+	Reference         json.RawMessage     `json:"reference,omitempty" jsonschema:"deprecated: use references"`
+	Watcher           Watcher             `json:"watcher,omitzero" jsonschema:"file watcher settings"`
+	Snapshot          *bool               `json:"snapshot,omitempty" jsonschema:"track file changes so they can be reverted (default true)"`
+	Plugin            []Plugin            `json:"plugin,omitempty" jsonschema:"plugins: a package spec or [spec, options]"`
+	Share             string              `json:"share,omitempty" jsonschema:"session sharing: manual, auto or disabled"`
+	Autoshare         *bool               `json:"autoshare,omitempty" jsonschema:"deprecated: use share"`
+	Autoupdate        Autoupdate          `json:"autoupdate,omitempty" jsonschema:"update automatically: true, false or notify"`
+	DisabledProviders []string            `json:"disabled_providers,omitempty" jsonschema:"providers never loaded"`
+	EnabledProviders  []string            `json:"enabled_providers,omitempty" jsonschema:"when set, only these providers are loaded"`
+	Model             string              `json:"model,omitempty" jsonschema:"default model as provider/model"`
+	SmallModel        string              `json:"small_model,omitempty" jsonschema:"model for titles and other small tasks, as provider/model"`
+	DefaultAgent      string              `json:"default_agent,omitempty" jsonschema:"primary agent used when none is chosen"`
+	SubagentDepth     *int                `json:"subagent_depth,omitempty" jsonschema:"how deep subagents may start subagents"`
+	Username          string              `json:"username,omitempty" jsonschema:"name shown for the user (default: the OS user)"`
+	Mode              map[string]Agent    `json:"mode,omitempty" jsonschema:"deprecated: primary agents; use agent"`
+	Agent             map[string]Agent    `json:"agent,omitempty" jsonschema:"agents by name"`
+	Provider          map[string]Provider `json:"provider,omitempty" jsonschema:"provider settings and custom providers by id"`
+	MCP               map[string]MCP      `json:"mcp,omitempty" jsonschema:"MCP servers by name"`
+	Formatter         json.RawMessage     `json:"formatter,omitempty" jsonschema:"true enables the built-in formatters; an object also overrides or adds formatters"`
+	LSP               json.RawMessage     `json:"lsp,omitempty" jsonschema:"true enables the built-in language servers; an object also overrides or adds servers"`
+	Instructions      []string            `json:"instructions,omitempty" jsonschema:"extra instruction files or globs added to the system prompt"`
+	Layout            string              `json:"layout,omitempty" jsonschema:"deprecated"`
+	Permission        Permission          `json:"permission,omitempty" jsonschema:"permission rules"`
+	Tools             map[string]bool     `json:"tools,omitempty" jsonschema:"deprecated: enable or disable tools; use permission"`
+	Attachment        Attachment          `json:"attachment,omitzero" jsonschema:"attachment handling"`
+	Enterprise        Enterprise          `json:"enterprise,omitzero" jsonschema:"enterprise settings"`
+	ToolOutput        ToolOutput          `json:"tool_output,omitzero" jsonschema:"limits on tool output kept in context"`
+	Compaction        Compaction          `json:"compaction,omitzero" jsonschema:"context compaction settings"`
+	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
+}
+
+// Server configures the HTTP server.
+type Server struct {
+	Port       *int     `json:"port,omitempty"`
+	Hostname   string   `json:"hostname,omitempty"`
+	MDNS       *bool    `json:"mdns,omitempty"`
+	MDNSDomain string   `json:"mdnsDomain,omitempty"`
+	CORS       []string `json:"cors,omitempty"`
+}
+
+// Skills lists extra skill locations: directories searched for SKILL.md
+// files and URLs of skill indexes.
+type Skills struct {
+	Paths []string `json:"paths,omitempty"`
+	URLs  []string `json:"urls,omitempty"`
+}
+
+// Watcher configures the file watcher.
+type Watcher struct {
+	Ignore []string `json:"ignore,omitempty"`
+}
+
+// Plugin is one plugin entry: a package spec, optionally with options
+// (written as [spec, options] in the file).
+type Plugin struct {
+	Spec    string
+	Options map[string]any
+}
+
+// Autoupdate is "true", "false", "notify" or empty when unset. In the file
+// it is a boolean or the string "notify".
+type Autoupdate string
+
+// Command is a slash command defined in the config.
+type Command struct {
+	Template    string `json:"template"`
+	Description string `json:"description,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Variant     string `json:"variant,omitempty"`
+	Subtask     *bool  `json:"subtask,omitempty"`
+}
+
+// Agent configures one agent, built in or custom. Keys the type does not
+// know are merged into Options, as OpenCode does.
+type Agent struct {
+	Model       string          `json:"model,omitempty"`
+	Variant     string          `json:"variant,omitempty"`
+	Prompt      string          `json:"prompt,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Mode        string          `json:"mode,omitempty"` // primary, subagent or all
+	Color       string          `json:"color,omitempty"`
+	Temperature *float64        `json:"temperature,omitempty"`
+	TopP        *float64        `json:"top_p,omitempty"`
+	Steps       *int            `json:"steps,omitempty"`
+	MaxSteps    *int            `json:"maxSteps,omitempty"` // deprecated: use Steps
+	Hidden      *bool           `json:"hidden,omitempty"`
+	Disable     *bool           `json:"disable,omitempty"`
+	Tools       map[string]bool `json:"tools,omitempty"` // deprecated: use Permission
+	Permission  Permission      `json:"permission,omitempty"`
+	Options     map[string]any  `json:"options,omitempty"`
+}
+
+// Provider configures a provider from the catalog or defines a custom one.
+type Provider struct {
+	API       string                   `json:"api,omitempty"`
+	Name      string                   `json:"name,omitempty"`
+	Env       []string                 `json:"env,omitempty"`
+	ID        string                   `json:"id,omitempty"`
+	NPM       string                   `json:"npm,omitempty"`
+	Whitelist []string                 `json:"whitelist,omitempty"`
+	Blacklist []string                 `json:"blacklist,omitempty"`
+	Options   ProviderOptions          `json:"options,omitzero"`
+	Models    map[string]ProviderModel `json:"models,omitempty"`
+}
+
+// ProviderOptions are a provider's connection options. Keys the type does not
+// know are kept in Extra and passed to the provider.
+type ProviderOptions struct {
+	APIKey        string            `json:"apiKey,omitempty"`
+	BaseURL       string            `json:"baseURL,omitempty"`
+	EnterpriseURL string            `json:"enterpriseUrl,omitempty"`
+	SetCacheKey   *bool             `json:"setCacheKey,omitempty"`
+	Timeout       *Timeout          `json:"timeout,omitempty"`       // whole request; false disables
+	HeaderTimeout *Timeout          `json:"headerTimeout,omitempty"` // until response headers; false disables
+	ChunkTimeout  *Timeout          `json:"chunkTimeout,omitempty"`  // between streamed chunks
+	Headers       map[string]string `json:"headers,omitempty"`
+	Extra         map[string]any    `json:"-"`
+}
+
+// Timeout is a duration in milliseconds, or Disabled when the file says false.
+type Timeout struct {
+	Millis   int
+	Disabled bool
+}
+
+// ProviderModel describes or overrides one model of a provider. Keys the
+// type does not know are kept in Extra.
+type ProviderModel struct {
+	ID           string                    `json:"id,omitempty"`
+	Name         string                    `json:"name,omitempty"`
+	Family       string                    `json:"family,omitempty"`
+	ReleaseDate  string                    `json:"release_date,omitempty"`
+	Attachment   *bool                     `json:"attachment,omitempty"`
+	Reasoning    *bool                     `json:"reasoning,omitempty"`
+	Temperature  *bool                     `json:"temperature,omitempty"`
+	ToolCall     *bool                     `json:"tool_call,omitempty"`
+	Interleaved  *Interleaved              `json:"interleaved,omitempty"`
+	Cost         *Cost                     `json:"cost,omitempty"`
+	Limit        *Limit                    `json:"limit,omitempty"`
+	Modalities   *Modalities               `json:"modalities,omitempty"`
+	Experimental *bool                     `json:"experimental,omitempty"`
+	Status       string                    `json:"status,omitempty"` // alpha, beta, deprecated or active
+	Provider     *ModelProvider            `json:"provider,omitempty"`
+	Options      map[string]any            `json:"options,omitempty"`
+	Headers      map[string]string         `json:"headers,omitempty"`
+	Variants     map[string]map[string]any `json:"variants,omitempty"`
+	Extra        map[string]any            `json:"-"`
+}
+
+// Interleaved says a model interleaves reasoning with output; Field names
+// the provider option that carries the reasoning text back, when there is one.
+// In the file it is true or {"field": name}.
+type Interleaved struct {
+	Enabled bool
+	Field   string
+}
+
+// Cost is the price in dollars per million tokens.
+type Cost struct {
+	Input           float64 `json:"input"`
+	Output          float64 `json:"output"`
+	CacheRead       float64 `json:"cache_read,omitempty"`
+	CacheWrite      float64 `json:"cache_write,omitempty"`
+	ContextOver200K *Cost   `json:"context_over_200k,omitempty"`
+}
+
+// Limit is a model's token limits.
+type Limit struct {
+	Context int `json:"context"`
+	Input   int `json:"input,omitempty"`
+	Output  int `json:"output"`
+}
+
+// Modalities lists the kinds of input and output a model handles: text,
+// audio, image, video, pdf.
+type Modalities struct {
+	Input  []string `json:"input,omitempty"`
+	Output []string `json:"output,omitempty"`
+}
+
+// ModelProvider overrides the package and API a single model uses.
+type ModelProvider struct {
+	NPM string `json:"npm,omitempty"`
+	API string `json:"api,omitempty"`
+}
+
+// MCP configures one MCP server. Type is "local", "remote", or empty for an
+// entry that only sets Enabled on a server defined elsewhere.
+type MCP struct {
+	Type        string            `json:"type,omitempty"`
+	Command     []string          `json:"command,omitempty"`
+	Cwd         string            `json:"cwd,omitempty"`
+	Environment map[string]string `json:"environment,omitempty"`
+	URL         string            `json:"url,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	OAuth       *MCPOAuth         `json:"oauth,omitempty"`
+	Enabled     *bool             `json:"enabled,omitempty"`
+	Timeout     *int              `json:"timeout,omitempty"` // milliseconds
+}
+
+// MCPOAuth configures OAuth for a remote MCP server. Disabled is set when
+// the file says "oauth": false.
+type MCPOAuth struct {
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	Scope        string `json:"scope,omitempty"`
+	CallbackPort *int   `json:"callbackPort,omitempty"`
+	RedirectURI  string `json:"redirectUri,omitempty"`
+	Disabled     bool   `json:"-"`
+}
+
+// Attachment configures how attachments are prepared.
+type Attachment struct {
+	Image ImageAttachment `json:"image,omitzero"`
+}
+
+// ImageAttachment limits images sent to models.
+type ImageAttachment struct {
+	AutoResize     *bool `json:"auto_resize,omitempty"`
+	MaxWidth       *int  `json:"max_width,omitempty"`        // default 2000
+	MaxHeight      *int  `json:"max_height,omitempty"`       // default 2000
+	MaxBase64Bytes *int  `json:"max_base64_bytes,omitempty"` // default 5242880
+}
+
+// Enterprise configures an enterprise deployment.
+type Enterprise struct {
+	URL string `json:"url,omitempty"`
+}
+
+// ToolOutput limits the tool output kept in context; zero means the default.
+type ToolOutput struct {
+	MaxLines int `json:"max_lines,omitempty"`
+	MaxBytes int `json:"max_bytes,omitempty"`
+}
+
+// Compaction configures context compaction.
+type Compaction struct {
+	Auto                 *bool `json:"auto,omitempty"`
+	Prune                *bool `json:"prune,omitempty"`
+	TailTurns            *int  `json:"tail_turns,omitempty"`
+	PreserveRecentTokens *int  `json:"preserve_recent_tokens,omitempty"`
+	Reserved             *int  `json:"reserved,omitempty"`
+}
+
+// Experimental holds experimental settings. Keys the type does not know are
+// kept in Extra rather than rejected, since they come and go.
+type Experimental struct {
+	DisablePasteSummary *bool           `json:"disable_paste_summary,omitempty"`
+	BatchTool           *bool           `json:"batch_tool,omitempty"` // accepted, has no effect
+	OpenTelemetry       *bool           `json:"openTelemetry,omitempty"`
+	PrimaryTools        []string        `json:"primary_tools,omitempty"`
+	ContinueLoopOnDeny  *bool           `json:"continue_loop_on_deny,omitempty"`
+	MCPTimeout          *int            `json:"mcp_timeout,omitempty"` // milliseconds
+	Policies            json.RawMessage `json:"policies,omitempty"`
+	Extra               map[string]any  `json:"-"`
+}
+
+// Permission is an ordered list of permission rules in the order the file
+// wrote them. In the file it is an action for everything ("allow"), or an
+// object mapping a permission name to an action or to an object mapping
+// patterns to actions. Patterns are kept as written (no ~ expansion).
+type Permission []PermissionRule
+
+// PermissionRule is one rule: Action ("allow", "ask" or "deny") for requests
+// whose permission name matches Permission and whose value matches Pattern.
+type PermissionRule struct {
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern"`
+	Action     string `json:"action"`
+}
+
+// Loaded is the result of Load: the merged config and where it came from.
+type Loaded struct {
+	Config *Config
+	// Sources maps each top-level key to the file that set it last.
+	Sources map[string]string
+	// Dirs are the config directories found, in merge order: the global
+	// directories, each .opencode and .codeloop directory, and the
+	// CODELOOP_CONFIG_DIR / OPENCODE_CONFIG_DIR directories. Agents,
+	// commands and skills are discovered in their agent(s)/, command(s)/
+	// and skill(s)/ sub-directories.
+	Dirs []string
+	// Worktree is the nearest ancestor of the working directory holding
+	// .git, or the working directory itself.
+	Worktree string
+	// Files are the config files read, in merge order.
+	Files []string
+}
