@@ -206,4 +206,3 @@ type execer interface {
 
 // q holds the record methods shared by Store and Tx.
 type q struct{ ex execer }
-
