@@ -234,7 +234,7 @@ func (c *checker) checkStruct(v *hujson.Value, t reflect.Type, path string) erro
 		case "remote":
 			missing = "url"
 		}
-		if missing != "" && !hasMember(obj, missing) {
+		if missing != "" && !hasNonEmpty(obj, missing) {
 			return c.fail(v, path, "%s: a %s MCP server needs %q", path, kind, missing)
 		}
 	}
@@ -277,6 +277,26 @@ func hasMember(obj *hujson.Object, name string) bool {
 	for i := range obj.Members {
 		m := &obj.Members[i]
 		if m.Name.Value.(hujson.Literal).String() == name && m.Value.Value.Kind() != 'n' {
+			return true
+		}
+	}
+	return false
+}
+
+// hasNonEmpty reports whether obj has member name with a value other than
+// null, "" and [].
+func hasNonEmpty(obj *hujson.Object, name string) bool {
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		if m.Name.Value.(hujson.Literal).String() != name {
+			continue
+		}
+		switch v := m.Value.Value.(type) {
+		case hujson.Literal:
+			return v.Kind() != 'n' && string(v) != `""`
+		case *hujson.Array:
+			return len(v.Elements) > 0
+		default:
 			return true
 		}
 	}
