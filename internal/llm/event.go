@@ -63,7 +63,9 @@ type Event struct {
 	Text string
 
 	// Signature, Redacted, Encrypted and ItemID complete a reasoning block
-	// (on EventReasoningEnd), as in Part.
+	// (on EventReasoningEnd), as in Part. On EventToolCall and EventTextEnd,
+	// Signature is Gemini's thought signature of that part and ItemID the
+	// Responses API item of the call.
 	Signature string
 	Redacted  string
 	Encrypted string

@@ -53,6 +53,8 @@ type Part struct {
 
 	// Signature is the provider's signature of a reasoning part (Anthropic's
 	// thinking signature, Gemini's thought signature), passed back verbatim.
+	// Gemini also signs text and tool-call parts; their signature is kept
+	// here too.
 	Signature string `json:"signature,omitempty"`
 	// Redacted holds Anthropic's redacted thinking data; Text is empty then.
 	Redacted string `json:"redacted,omitempty"`
@@ -98,8 +100,12 @@ type Options struct {
 	TopK            *int     `json:"topK,omitempty"`
 	MaxOutputTokens int      `json:"maxOutputTokens,omitempty"`
 	// Variant names a reasoning preset of the model ("low", "high", "max",
-	// ...); empty means the model's default.
+	// ...); empty means the model's default. The provider registry turns it
+	// into Reasoning; adapters read Reasoning only.
 	Variant string `json:"variant,omitempty"`
+	// Reasoning configures the model's thinking; nil leaves it to the
+	// provider's default (usually off).
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
 	// ToolChoice is "", "auto", "none", "required" or a tool name.
 	ToolChoice string `json:"toolChoice,omitempty"`
 	// CacheKey is the prompt-cache key providers that support one receive
@@ -108,6 +114,22 @@ type Options struct {
 	// ProviderOptions are merged into the provider's request body.
 	ProviderOptions map[string]any    `json:"providerOptions,omitempty"`
 	Headers         map[string]string `json:"headers,omitempty"`
+}
+
+// Reasoning configures a model's thinking in provider-neutral terms. Each
+// adapter maps it to its API: Anthropic thinking budgets or adaptive effort,
+// OpenAI reasoning effort and summaries, Gemini thinking budget or level.
+type Reasoning struct {
+	// Disabled turns thinking off where the API allows it.
+	Disabled bool `json:"disabled,omitempty"`
+	// Effort is "none", "minimal", "low", "medium", "high", "xhigh" or
+	// "max"; empty when a budget is used instead.
+	Effort string `json:"effort,omitempty"`
+	// BudgetTokens is a thinking budget in tokens (Anthropic, Gemini).
+	BudgetTokens int `json:"budgetTokens,omitempty"`
+	// Summary asks OpenAI reasoning models for summaries: "auto",
+	// "concise" or "detailed".
+	Summary string `json:"summary,omitempty"`
 }
 
 // Request is everything a provider needs to stream one model response.
