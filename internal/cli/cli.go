@@ -110,6 +110,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "INFO", "log level: DEBUG, INFO, WARN or ERROR")
 	root.AddCommand(
 		newDebugCmd(e),
+		newSchemaCmd(e),
 	)
 	return root
 }

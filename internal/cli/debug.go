@@ -29,5 +29,6 @@ func newDebugCmd(e *env) *cobra.Command {
 			return w.Flush()
 		},
 	})
+	cmd.AddCommand(newDebugConfigCmd(e))
 	return cmd
 }
