@@ -119,7 +119,7 @@ func validName(name string) error {
 	}
 	for _, r := range name {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_.:", r) {
-			return fmt.Errorf("skill name %q may hold only letters, digits and - _ . :", name)
+			return fmt.Errorf("skill name %q may hold only letters, digits, hyphens, underscores, dots and colons", name)
 		}
 	}
 	return nil

@@ -1,0 +1,99 @@
+package prompt
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+func TestNested(t *testing.T) {
+	type step struct {
+		session string
+		file    string // relative to $ROOT/repo/app unless absolute after scrubbing
+		forget  string // forget this session before reading
+		mark    string // mark this file ($ROOT-relative) loaded before reading
+		want    []string
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{name: "outermost first, once per session", steps: []step{
+			{session: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+			{session: "s1", file: "internal/db/store.go"},
+			{session: "s1", file: "internal/gen/gen.go"},
+			{session: "s2", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+		}},
+		{name: "files in the system prompt are skipped", steps: []step{
+			// gen/AGENTS.md is a config instruction, app/ the working directory.
+			{session: "s1", file: "internal/gen/gen.go", want: []string{"repo/app/internal/AGENTS.md"}},
+			{session: "s1", file: "main.go"},
+		}},
+		{name: "inside the worktree but beside the working directory", steps: []step{
+			{session: "s1", file: "../lib/x.go", want: []string{"repo/lib/AGENTS.md"}},
+			{session: "s1", file: "../lib"},
+		}},
+		{name: "reading a directory uses its own file", steps: []step{
+			{session: "s1", file: "internal/db", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+		}},
+		{name: "outside the worktree", steps: []step{
+			{session: "s1", file: "../../outside/f.go"},
+		}},
+		{name: "reading an instruction file itself", steps: []step{
+			{session: "s1", file: "internal/AGENTS.md"},
+			{session: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/db/CLAUDE.md"}},
+		}},
+		{name: "forget attaches again", steps: []step{
+			{session: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+			{session: "s1", forget: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+		}},
+		{name: "marked files are not attached", steps: []step{
+			{session: "s1", mark: "repo/app/internal/AGENTS.md", file: "internal/db/store.go", want: []string{"repo/app/internal/db/CLAUDE.md"}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			o := e.options("repo", "app", "app/internal/gen/AGENTS.md")
+			n := NewNested(NewBuilder(o))
+			for i, st := range tt.steps {
+				if st.forget != "" {
+					n.Forget(st.forget)
+				}
+				if st.mark != "" {
+					n.Mark(st.session, filepath.Join(e.root, st.mark))
+				}
+				call := &tool.Call{SessionID: st.session, Dir: o.Dir, Worktree: o.Worktree}
+				got := n.Attach(context.Background(), call, st.file)
+				var sources []string
+				for _, r := range got {
+					first, _, _ := strings.Cut(r, "\n")
+					src, ok := strings.CutPrefix(first, "<system-reminder>Instructions from: "+e.root+"/")
+					if !ok || !strings.HasSuffix(r, "\n</system-reminder>") {
+						t.Fatalf("step %d: badly wrapped reminder %q", i, r)
+					}
+					sources = append(sources, src)
+				}
+				if !slices.Equal(sources, st.want) {
+					t.Errorf("step %d (%s): attached %v, want %v", i, st.file, sources, st.want)
+				}
+			}
+		})
+	}
+}
+
+func TestNestedContent(t *testing.T) {
+	e := newEnv(t)
+	o := e.options("repo", "app")
+	got := NewNested(NewBuilder(o)).Attach(context.Background(), &tool.Call{SessionID: "s"},
+		filepath.Join(o.Dir, "internal", "db", "store.go"))
+	want := "<system-reminder>Instructions from: " + filepath.Join(o.Dir, "internal", "db", "CLAUDE.md") +
+		"\nMigrations are append-only.\n</system-reminder>"
+	if len(got) != 2 || got[1] != want {
+		t.Errorf("got %q\nwant second %q", got, want)
+	}
+}
