@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -165,5 +166,20 @@ func SchemaJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(s, "", "  ")
+	// Put the dialect and title first, where a reader looks.
+	head, err := json.Marshal(map[string]string{"$schema": s.Schema, "title": s.Title, "description": s.Description})
+	if err != nil {
+		return nil, err
+	}
+	s.Schema, s.Title, s.Description = "", "", ""
+	body, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	flat := append(append(head[:len(head)-1:len(head)-1], ','), body[1:]...)
+	var out bytes.Buffer
+	if err := json.Indent(&out, flat, "", "  "); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
