@@ -2,7 +2,8 @@
 // rulesets with wildcard patterns, the ask/reply flow, saved approvals, and
 // the analysis of shell commands into the programs they would run.
 //
-// It may import id, bus and store; tools and the session loop import it.
+// It may import id, bus, config, paths and store; tools, agents and the
+// session loop import it.
 package permission
 
 import (

@@ -1,0 +1,150 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/paths"
+)
+
+// Evaluate returns the rule that decides permission for value: the last rule
+// across the rulesets, taken in order, whose Permission matches permission
+// and whose Pattern matches value. When none does it returns an ask rule for
+// everything and false.
+func Evaluate(permission, value string, rulesets ...Ruleset) (Rule, bool) {
+	for i := len(rulesets) - 1; i >= 0; i-- {
+		rs := rulesets[i]
+		for j := len(rs) - 1; j >= 0; j-- {
+			r := rs[j]
+			if Match(permission, r.Permission) && Match(value, r.Pattern) {
+				return r, true
+			}
+		}
+	}
+	return Rule{Permission: permission, Pattern: "*", Action: Ask}, false
+}
+
+// Merge joins rulesets into one; rules of later rulesets take precedence.
+func Merge(rulesets ...Ruleset) Ruleset {
+	n := 0
+	for _, rs := range rulesets {
+		n += len(rs)
+	}
+	out := make(Ruleset, 0, n)
+	for _, rs := range rulesets {
+		out = append(out, rs...)
+	}
+	return out
+}
+
+// FromConfig turns the permission section of a config file into a ruleset,
+// keeping the file's order. Patterns "~", "~/…", "$HOME" and "$HOME/…" are
+// expanded to home.
+func FromConfig(p config.Permission, home string) Ruleset {
+	out := make(Ruleset, 0, len(p))
+	for _, r := range p {
+		out = append(out, Rule{Permission: r.Permission, Pattern: expandHome(r.Pattern, home), Action: Action(r.Action)})
+	}
+	return out
+}
+
+// FromTools turns the deprecated "tools" map (tool name to enabled) into
+// allow and deny rules for everything, in name order. The tools that change
+// files (write, edit, patch, multiedit, apply_patch) all map to "edit".
+// Place the result before the permission section's rules, which override
+// it.
+func FromTools(tools map[string]bool) Ruleset {
+	names := make([]string, 0, len(tools))
+	for name := range tools {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out Ruleset
+	for _, name := range names {
+		action := Deny
+		if tools[name] {
+			action = Allow
+		}
+		out = append(out, Rule{Permission: ToolPermission(name), Pattern: "*", Action: action})
+	}
+	return out
+}
+
+// FromConfigAndTools is the ruleset of a config (or agent) section with
+// both forms: the legacy tools map first, the permission rules after it.
+func FromConfigAndTools(p config.Permission, tools map[string]bool, home string) Ruleset {
+	return Merge(FromTools(tools), FromConfig(p, home))
+}
+
+// ToolPermission is the permission name a tool asks under: the tools that
+// change files share "edit", every other tool asks under its own id.
+func ToolPermission(tool string) string {
+	switch tool {
+	case "write", "edit", "patch", "multiedit", "apply_patch":
+		return "edit"
+	}
+	return tool
+}
+
+func expandHome(pattern, home string) string {
+	switch {
+	case pattern == "~" || pattern == "$HOME":
+		return home
+	case strings.HasPrefix(pattern, "~/"):
+		return home + pattern[1:]
+	case strings.HasPrefix(pattern, "$HOME/"):
+		return home + pattern[len("$HOME"):]
+	}
+	return pattern
+}
+
+// Defaults is the ruleset every agent starts from: everything allowed
+// except that a repeated identical tool call (doom_loop) asks, touching
+// files outside the project (external_directory) asks unless they are in
+// the tool-output directory, codeloop's temporary directory or one of
+// allowedDirs (skill directories, say), reading .env files asks, and the
+// question and plan-switch tools are off until an agent turns them on.
+func Defaults(dirs paths.Dirs, allowedDirs ...string) Ruleset {
+	rs := Ruleset{
+		{Permission: "*", Pattern: "*", Action: Allow},
+		{Permission: "doom_loop", Pattern: "*", Action: Ask},
+		{Permission: "external_directory", Pattern: "*", Action: Ask},
+		{Permission: "external_directory", Pattern: filepath.Join(dirs.ToolOutput(), "*"), Action: Allow},
+		{Permission: "external_directory", Pattern: filepath.Join(os.TempDir(), paths.App, "*"), Action: Allow},
+	}
+	for _, d := range allowedDirs {
+		rs = append(rs, Rule{Permission: "external_directory", Pattern: filepath.Join(d, "*"), Action: Allow})
+	}
+	return append(rs,
+		Rule{Permission: "question", Pattern: "*", Action: Deny},
+		Rule{Permission: "plan_enter", Pattern: "*", Action: Deny},
+		Rule{Permission: "plan_exit", Pattern: "*", Action: Deny},
+		Rule{Permission: "read", Pattern: "*", Action: Allow},
+		Rule{Permission: "read", Pattern: "*.env", Action: Ask},
+		Rule{Permission: "read", Pattern: "*.env.*", Action: Ask},
+		Rule{Permission: "read", Pattern: "*.env.example", Action: Allow},
+	)
+}
+
+// Disabled reports which of tools the ruleset turns off entirely, so they
+// are not offered to the model: those whose last rule for their permission
+// name (see ToolPermission) denies pattern "*".
+func Disabled(tools []string, rs Ruleset) map[string]bool {
+	out := make(map[string]bool)
+	for _, tool := range tools {
+		perm := ToolPermission(tool)
+		for i := len(rs) - 1; i >= 0; i-- {
+			if !Match(perm, rs[i].Permission) {
+				continue
+			}
+			if rs[i].Pattern == "*" && rs[i].Action == Deny {
+				out[tool] = true
+			}
+			break
+		}
+	}
+	return out
+}
