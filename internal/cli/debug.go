@@ -30,5 +30,6 @@ func newDebugCmd(e *env) *cobra.Command {
 		},
 	})
 	cmd.AddCommand(newDebugConfigCmd(e))
+	cmd.AddCommand(newDebugPromptCmd(e))
 	return cmd
 }

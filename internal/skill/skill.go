@@ -155,6 +155,11 @@ type Options struct {
 	// GlobalConfigDirs are codeloop's and OpenCode's global config
 	// directories, in that order of increasing precedence.
 	GlobalConfigDirs []string
+	// ConfigDirs, when not nil, are the exact config directories to search
+	// (config.Loaded.Dirs), in order of increasing precedence; they replace
+	// GlobalConfigDirs and the .opencode and .codeloop directories found
+	// between Worktree and Dir.
+	ConfigDirs []string
 	// Dir is the working directory and Worktree the project root; the
 	// directories from Worktree down to Dir are searched.
 	Dir, Worktree string
@@ -174,9 +179,9 @@ type Options struct {
 //  1. ~/.claude/skills, ~/.agents/skills
 //  2. .claude/skills and .agents/skills of each directory from the worktree
 //     root down to the working directory
-//  3. skill/ and skills/ of each config directory: the global ones, then
-//     .opencode and .codeloop of each directory from the worktree root down
-//     to the working directory
+//  3. skill/ and skills/ of each config directory: ConfigDirs when set,
+//     else the global ones, then .opencode and .codeloop of each directory
+//     from the worktree root down to the working directory
 //  4. the config's skills.paths
 func (o Options) Roots() []string {
 	var roots []string
@@ -198,9 +203,12 @@ func (o Options) Roots() []string {
 			}
 		}
 	}
-	configDirs := append([]string(nil), o.GlobalConfigDirs...)
-	for _, dir := range levels {
-		configDirs = append(configDirs, filepath.Join(dir, ".opencode"), filepath.Join(dir, ".codeloop"))
+	configDirs := o.ConfigDirs
+	if configDirs == nil {
+		configDirs = append(configDirs, o.GlobalConfigDirs...)
+		for _, dir := range levels {
+			configDirs = append(configDirs, filepath.Join(dir, ".opencode"), filepath.Join(dir, ".codeloop"))
+		}
 	}
 	for _, dir := range configDirs {
 		roots = append(roots, filepath.Join(dir, "skill"), filepath.Join(dir, "skills"))

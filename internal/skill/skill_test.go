@@ -166,6 +166,23 @@ func TestDiscoverSwitches(t *testing.T) {
 	}
 }
 
+func TestDiscoverConfigDirs(t *testing.T) {
+	var logBuf bytes.Buffer
+	opts, root := fixture(t, &logBuf)
+	opts.ConfigDirs = []string{filepath.Join(root, "repo", ".codeloop")}
+	set := Discover(opts)
+	for _, n := range []string{"useronly", "deploy", "nested"} {
+		if _, ok := set.Get(n); !ok {
+			t.Errorf("%q missing", n)
+		}
+	}
+	for _, n := range []string{"colon", "review"} {
+		if _, ok := set.Get(n); ok {
+			t.Errorf("%q found outside the given config directories", n)
+		}
+	}
+}
+
 func TestForModelAndCommands(t *testing.T) {
 	var logBuf bytes.Buffer
 	opts, _ := fixture(t, &logBuf)
