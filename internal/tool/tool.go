@@ -46,6 +46,16 @@ type Call struct {
 	// Progress, when set, receives the call's live title and metadata while
 	// it runs (bash streams its output this way).
 	Progress func(title string, metadata map[string]any)
+	// CanDelegate reports that the calling agent may use the task tool; the
+	// hint under a truncated output then suggests delegating the reading.
+	CanDelegate bool
+}
+
+// progress reports live title and metadata when the caller listens.
+func (c *Call) progress(title string, metadata map[string]any) {
+	if c.Progress != nil {
+		c.Progress(title, metadata)
+	}
 }
 
 // Ask asks permission for req on behalf of the call.

@@ -1,0 +1,122 @@
+package tool
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/codeloop/codeloop/internal/permission"
+)
+
+type applyPatchParams struct {
+	PatchText string `json:"patchText" jsonschema:"The full patch text that describes all changes to be made"`
+}
+
+func newApplyPatch(env Env, locks *fileLocks) Tool {
+	return Must(Def[applyPatchParams]{
+		ID:          "apply_patch",
+		Description: describe("apply_patch"),
+		Truncate:    env.Truncator,
+		Run: func(ctx context.Context, call *Call, p applyPatchParams) (*Result, error) {
+			return runApplyPatch(ctx, env, locks, call, p.PatchText)
+		},
+	})
+}
+
+func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, text string) (*Result, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, &PatchError{"patchText is empty"}
+	}
+	ops, err := parsePatch(text)
+	if err != nil {
+		return nil, err
+	}
+	base := baseDir(call)
+	var targets []target
+	for _, op := range ops {
+		targets = append(targets, target{path: absPath(base, op.path)})
+		if op.moveTo != "" {
+			targets = append(targets, target{path: absPath(base, op.moveTo)})
+		}
+	}
+	if err := askExternal(ctx, call, targets...); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, t := range targets {
+		paths = append(paths, t.path)
+	}
+	paths = sortedUnique(paths)
+	unlock, err := locks.lockAll(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	plan, err := planPatch(base, ops)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		rel     []string
+		diffs   []string
+		files   []map[string]any
+		summary []string
+	)
+	for _, c := range plan.changes {
+		name := relPath(call, c.dest)
+		diff := unifiedDiff(c.dest, c.before, c.after)
+		if c.kind == 'D' {
+			diff = unifiedDiff(c.path, c.before, "")
+		}
+		diffs = append(diffs, diff)
+		rel = append(rel, relPath(call, c.path))
+		if c.dest != c.path {
+			rel = append(rel, name)
+		}
+		f := fileDiff(c.dest, diff)
+		f["relativePath"] = name
+		f["type"] = map[byte]string{'A': "add", 'M': "update", 'D': "delete"}[c.kind]
+		if c.dest != c.path {
+			f["type"] = "move"
+			f["movePath"] = c.dest
+			f["file"] = c.path
+		}
+		files = append(files, f)
+		summary = append(summary, fmt.Sprintf("%c %s", c.kind, name))
+	}
+	diff := strings.Join(diffs, "\n")
+	if err := call.Ask(ctx, permission.Request{
+		Permission: "edit",
+		Patterns:   sortedUnique(rel),
+		Always:     []string{"*"},
+		Metadata:   map[string]any{"filepath": strings.Join(sortedUnique(rel), ", "), "diff": diff},
+	}); err != nil {
+		return nil, err
+	}
+	if err := plan.write(); err != nil {
+		return nil, fmt.Errorf("applying the patch: %w", err)
+	}
+	for _, p := range plan.targets() {
+		publishEdited(ctx, env, call, p)
+	}
+	return &Result{
+		Title:    strings.Join(summary, ", "),
+		Output:   "Success. Updated the following files:\n" + strings.Join(summary, "\n"),
+		Metadata: map[string]any{"diff": diff, "files": files},
+	}, nil
+}
+
+func sortedUnique(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

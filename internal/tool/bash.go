@@ -1,0 +1,394 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/codeloop/codeloop/internal/permission"
+)
+
+// Bash defaults.
+const (
+	BashDefaultTimeout = 2 * time.Minute
+	BashKillGrace      = 3 * time.Second
+	// BashLiveChars is how much of the output the live metadata carries.
+	BashLiveChars = 30000
+	// bashSpillBytes is how much output is kept in memory before the rest
+	// goes to a file.
+	bashSpillBytes = 8 << 20
+	// bashPipeGrace bounds the wait for output after the shell exits while
+	// a background process still holds its pipes.
+	bashPipeGrace = 250 * time.Millisecond
+)
+
+// BashAnalysis is what the permission check needs to know about a shell
+// command.
+type BashAnalysis struct {
+	Patterns     []string // the "bash" permission patterns (one per command run)
+	Always       []string // what an "always" reply approves
+	Paths        []string // path arguments of file commands, as written
+	Unanalysable bool     // the real commands cannot be known statically
+	Reason       string   // why, when Unanalysable
+}
+
+type bashParams struct {
+	Command     string `json:"command" jsonschema:"The command to execute"`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"Optional timeout in milliseconds"`
+	Workdir     string `json:"workdir,omitempty" jsonschema:"The working directory to run the command in. Defaults to the current directory. Use this instead of 'cd' commands."`
+	Description string `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
+}
+
+func newBash(env Env) Tool {
+	return Must(Def[bashParams]{
+		ID:          "bash",
+		Description: describe("bash"),
+		Schema: func(s *jsonschema.Schema) {
+			prop(s, "timeout").ExclusiveMinimum = ptr(0.0)
+		},
+		Truncate: env.Truncator,
+		Tail:     true,
+		Run: func(ctx context.Context, call *Call, p bashParams) (*Result, error) {
+			return runBash(ctx, env, call, p)
+		},
+	})
+}
+
+// shellFor picks the shell that runs commands: the configured one, else
+// the user's $SHELL when it understands POSIX sh syntax, else bash, else sh.
+func shellFor(env Env) string {
+	if env.Shell != "" {
+		return env.Shell
+	}
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if sh := getenv("SHELL"); sh != "" {
+		switch filepath.Base(sh) {
+		case "bash", "zsh", "sh", "dash", "ksh", "mksh", "ash":
+			if _, err := os.Stat(sh); err == nil {
+				return sh
+			}
+		}
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// analyzeBash splits command into permission patterns; without an analyser
+// the whole command is the pattern and only it is approved by "always".
+func analyzeBash(env Env, command string) BashAnalysis {
+	if env.AnalyzeBash != nil {
+		return env.AnalyzeBash(command)
+	}
+	return BashAnalysis{Patterns: []string{command}, Always: []string{command}}
+}
+
+func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, error) {
+	if strings.TrimSpace(p.Command) == "" {
+		return nil, fmt.Errorf("command is empty")
+	}
+	timeout := env.BashTimeout
+	if timeout <= 0 {
+		timeout = BashDefaultTimeout
+	}
+	if p.Timeout > 0 {
+		timeout = time.Duration(p.Timeout) * time.Millisecond
+	}
+	if env.BashMaxTimeout > 0 && timeout > env.BashMaxTimeout {
+		timeout = env.BashMaxTimeout
+	}
+	dir := baseDir(call)
+	if p.Workdir != "" {
+		dir = absPath(dir, p.Workdir)
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("workdir %s is not a directory", dir)
+	}
+
+	a := analyzeBash(env, p.Command)
+	targets := []target{{path: dir, isDir: true}}
+	for _, arg := range a.Paths {
+		path := absPath(dir, arg)
+		info, err := os.Stat(path)
+		targets = append(targets, target{path: path, isDir: err == nil && info.IsDir()})
+	}
+	if err := askExternal(ctx, call, targets...); err != nil {
+		return nil, err
+	}
+	if len(a.Patterns) > 0 || a.Unanalysable {
+		patterns := a.Patterns
+		if len(patterns) == 0 {
+			patterns = []string{p.Command}
+		}
+		meta := map[string]any{"command": p.Command, "description": p.Description}
+		if a.Reason != "" {
+			meta["reason"] = a.Reason
+		}
+		if err := call.Ask(ctx, permission.Request{
+			Permission:   "bash",
+			Patterns:     patterns,
+			Always:       a.Always,
+			Metadata:     meta,
+			Unanalysable: a.Unanalysable,
+		}); err != nil {
+			return nil, err
+		}
+	}
+
+	title := p.Description
+	if title == "" {
+		title = p.Command
+	}
+	sink := &bashSink{tr: env.Truncator, live: func(out string) {
+		call.progress(title, map[string]any{"output": out, "description": p.Description})
+	}}
+	defer sink.close()
+	call.progress(title, map[string]any{"output": "", "description": p.Description})
+
+	run, err := startShell(shellFor(env), p.Command, dir, sink)
+	if err != nil {
+		return nil, err
+	}
+	grace := env.BashKillGrace
+	if grace <= 0 {
+		grace = BashKillGrace
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var timedOut, aborted bool
+	select {
+	case <-run.done:
+	case <-timer.C:
+		timedOut = true
+		run.kill(grace)
+	case <-ctx.Done():
+		aborted = true
+		run.kill(grace)
+	}
+	<-run.done
+
+	exit, signal := exitStatus(run.cmd)
+	var notes []string
+	if timedOut {
+		notes = append(notes, fmt.Sprintf("bash tool terminated the command after exceeding the timeout of %d ms. If it needs longer and is not waiting for input, run it again with a larger timeout.", timeout.Milliseconds()))
+	}
+	if aborted {
+		notes = append(notes, "The user aborted the command.")
+	}
+	if !timedOut && !aborted {
+		switch {
+		case signal != "":
+			notes = append(notes, "The command was killed by signal "+signal+".")
+		case exit != 0:
+			notes = append(notes, fmt.Sprintf("Exit code: %d", exit))
+		}
+	}
+	if run.err != nil && !errors.Is(run.err, exec.ErrWaitDelay) {
+		var ee *exec.ExitError
+		if !errors.As(run.err, &ee) {
+			notes = append(notes, "Error: "+run.err.Error())
+		}
+	}
+
+	meta := map[string]any{"exit": exit, "description": p.Description}
+	if timedOut {
+		meta["timedOut"] = true
+	}
+	if aborted {
+		meta["aborted"] = true
+	}
+	out, path := sink.result(call.CanDelegate)
+	if path != "" {
+		meta["truncated"] = true
+		meta["outputPath"] = path
+	}
+	meta["output"] = lastChars(sink.snapshot(), BashLiveChars)
+	if strings.TrimSpace(out) == "" && path == "" {
+		out = "(no output)"
+	}
+	if len(notes) > 0 {
+		out += "\n\n<shell_metadata>\n" + strings.Join(notes, "\n") + "\n</shell_metadata>"
+	}
+	return &Result{Title: title, Output: out, Metadata: meta}, nil
+}
+
+// shellRun is a started shell.
+type shellRun struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed once Wait has returned
+	err  error         // Wait's error, valid after done
+}
+
+func startShell(shell, command, dir string, out *bashSink) (*shellRun, error) {
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	cmd.Stdin = nil // reads from the null device
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.WaitDelay = bashPipeGrace
+	ownProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", shell, err)
+	}
+	r := &shellRun{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		r.err = cmd.Wait()
+		close(r.done)
+	}()
+	return r, nil
+}
+
+// kill ends the shell's whole process group: SIGTERM, then SIGKILL if it
+// is still there after grace.
+func (r *shellRun) kill(grace time.Duration) {
+	signalGroup(r.cmd, false)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-r.done:
+		// The shell is gone; make sure nothing it started lingers.
+		signalGroup(r.cmd, true)
+	case <-t.C:
+		signalGroup(r.cmd, true)
+	}
+}
+
+// bashSink collects a command's output: in memory up to bashSpillBytes,
+// then in a file of the truncator's directory, keeping the tail in memory.
+type bashSink struct {
+	tr   *Truncator
+	live func(string)
+
+	mu        sync.Mutex
+	buf       []byte // everything, until spilled; then the tail
+	file      *os.File
+	path      string
+	lastLive  time.Time
+	total     int
+	lines     int
+	spillFail error
+}
+
+func (s *bashSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.total += len(p)
+	for _, c := range p {
+		if c == '\n' {
+			s.lines++
+		}
+	}
+	if s.file != nil {
+		_, _ = s.file.Write(p)
+		s.buf = append(s.buf, p...)
+		if keep := s.tailBytes(); len(s.buf) > 2*keep {
+			s.buf = append(s.buf[:0], s.buf[len(s.buf)-keep:]...)
+		}
+	} else {
+		s.buf = append(s.buf, p...)
+		if len(s.buf) > bashSpillBytes && s.tr != nil && s.spillFail == nil {
+			s.spill()
+		}
+	}
+	emit := time.Since(s.lastLive) >= 50*time.Millisecond
+	var live string
+	if emit {
+		s.lastLive = time.Now()
+		live = lastChars(string(s.buf), BashLiveChars)
+	}
+	s.mu.Unlock()
+	if emit && s.live != nil {
+		s.live(live)
+	}
+	return len(p), nil
+}
+
+// tailBytes is how much of the output's end must stay in memory to build
+// the kept tail.
+func (s *bashSink) tailBytes() int {
+	return 2*s.tr.Limits.withDefaults().MaxBytes + BashLiveChars
+}
+
+func (s *bashSink) spill() {
+	f, path, err := s.tr.create()
+	if err != nil {
+		s.spillFail = err
+		return
+	}
+	if _, err := f.Write(s.buf); err != nil {
+		f.Close()
+		os.Remove(path)
+		s.spillFail = err
+		return
+	}
+	s.file, s.path = f, path
+	if keep := s.tailBytes(); len(s.buf) > keep {
+		s.buf = append(s.buf[:0], s.buf[len(s.buf)-keep:]...)
+	}
+}
+
+func (s *bashSink) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
+	}
+}
+
+func (s *bashSink) snapshot() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.buf)
+}
+
+// result is the output to return and, when the output was spilled to a
+// file, that file's path (the output is then already cut to its tail).
+func (s *bashSink) result(canDelegate bool) (string, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.path == "" {
+		return string(s.buf), ""
+	}
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
+	}
+	l := s.tr.Limits.withDefaults()
+	tail := string(s.buf)
+	if i := strings.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:] // the first line in memory may be partial
+	}
+	kept, keptLines, hitBytes := cut(tail, l, true)
+	removed, unit := s.lines+1-keptLines, "lines"
+	if hitBytes {
+		removed, unit = s.total-len(kept), "bytes"
+	}
+	return s.tr.compose(kept, removed, unit, s.path, nil, canDelegate, true), s.path
+}
+
+// lastChars is the end of s, at most n bytes, cut at a character boundary.
+func lastChars(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for i := 0; i < len(s) && i < 4; i++ {
+		if s[i]&0xC0 != 0x80 {
+			return s[i:]
+		}
+	}
+	return s
+}

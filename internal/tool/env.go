@@ -1,0 +1,65 @@
+package tool
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/bus"
+)
+
+// Env is what the built-in tools need from the application. Nothing in it is
+// global: the application builds one per project and hands it to Builtins.
+type Env struct {
+	// Truncator cuts long outputs and saves them; nil leaves outputs whole.
+	Truncator *Truncator
+	// Bus receives todo.updated (and carries questions, see Questions).
+	Bus *bus.Bus
+	// Todos stores each session's todo list.
+	Todos Todos
+	// Questions asks the user the question tool's questions.
+	Questions *Questions
+	// Instructions returns texts (AGENTS.md files near filePath, say) that
+	// read appends to its output inside <system-reminder> tags.
+	Instructions func(ctx context.Context, call *Call, filePath string) []string
+	// AnalyzeBash splits a shell command into the permission patterns it
+	// needs; nil asks for the whole command text.
+	AnalyzeBash func(command string) BashAnalysis
+
+	// Shell runs bash commands; empty means $SHELL when it is a POSIX
+	// shell, else bash, else sh.
+	Shell string
+	// Getenv reads the environment ($SHELL); nil means os.Getenv.
+	Getenv func(string) string
+	// BashTimeout is a command's default timeout (2 minutes when zero) and
+	// BashMaxTimeout the most a call may ask for (no bound when zero).
+	BashTimeout    time.Duration
+	BashMaxTimeout time.Duration
+	// BashKillGrace is how long a command has between SIGTERM and SIGKILL
+	// (3 seconds when zero).
+	BashKillGrace time.Duration
+
+	// HTTPClient fetches for webfetch; nil means a client of its own.
+	HTTPClient *http.Client
+	// Ripgrep is the rg binary grep uses: empty means "rg" from PATH when
+	// there is one, "-" means never (the Go search is used).
+	Ripgrep string
+}
+
+// Builtins returns the built-in tools, configured from env.
+func Builtins(env Env) []Tool {
+	locks := newFileLocks()
+	return []Tool{
+		newInvalid(),
+		newQuestion(env),
+		newBash(env),
+		newRead(env),
+		newGlob(env),
+		newGrep(env),
+		newEdit(env, locks),
+		newWrite(env, locks),
+		newWebFetch(env),
+		newTodoWrite(env),
+		newApplyPatch(env, locks),
+	}
+}
