@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -62,6 +63,9 @@ type Builder struct {
 	log   *slog.Logger
 	fetch *fetcher
 	env   *template.Template
+
+	mu     sync.Mutex
+	system map[string]bool // real paths of the latest prompt's local files; never mutated once set
 }
 
 // NewBuilder returns a Builder for the project opts describes.

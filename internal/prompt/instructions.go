@@ -154,8 +154,11 @@ func (b *Builder) expand(entry string) []string {
 // in order. A file that cannot be read and a URL that cannot be fetched
 // are left out with a logged warning; empty files are left out too.
 func (b *Builder) Instructions(ctx context.Context) ([]Instruction, error) {
+	sources := b.sources()
+	seen := localPaths(sources)
+	defer func() { b.remember(seen) }()
 	var out []Instruction
-	for _, src := range b.sources() {
+	for _, src := range sources {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -177,22 +180,46 @@ func (b *Builder) Instructions(ctx context.Context) ([]Instruction, error) {
 			}
 			text = string(data)
 		}
-		if strings.TrimSpace(text) == "" {
-			continue
+		if strings.TrimSpace(text) != "" {
+			out = append(out, Instruction{Source: src.path + src.url, Content: text})
 		}
-		out = append(out, Instruction{Source: src.path + src.url, Content: text})
+		if filepath.Base(src.path) == "CLAUDE.md" {
+			out = b.appendImports(out, src.path, text, 1, seen)
+		}
 	}
 	return out, nil
 }
 
-// systemPaths returns the real paths of the local files the system prompt
-// includes.
-func (b *Builder) systemPaths() map[string]bool {
+// localPaths returns the real paths of the local files among sources.
+func localPaths(sources []source) map[string]bool {
 	set := map[string]bool{}
-	for _, src := range b.sources() {
+	for _, src := range sources {
 		if src.path != "" {
 			set[realPath(src.path)] = true
 		}
+	}
+	return set
+}
+
+// remember records set as the real paths of the latest system prompt's
+// local files.
+func (b *Builder) remember(set map[string]bool) {
+	b.mu.Lock()
+	b.system = set
+	b.mu.Unlock()
+}
+
+// systemPaths returns the real paths of the local files in the latest
+// system prompt, finding them when no prompt has been built yet. Globs in
+// the config's instructions can be costly to expand, so the nested
+// tracker does not expand them on every read.
+func (b *Builder) systemPaths() map[string]bool {
+	b.mu.Lock()
+	set := b.system
+	b.mu.Unlock()
+	if set == nil {
+		set = localPaths(b.sources())
+		b.remember(set)
 	}
 	return set
 }

@@ -97,3 +97,16 @@ func TestNestedContent(t *testing.T) {
 		t.Errorf("got %q\nwant second %q", got, want)
 	}
 }
+
+func TestNestedAfterBuild(t *testing.T) {
+	e := newEnv(t)
+	o := e.options("repo", "app", "internal/db/CLAUDE.md")
+	b := NewBuilder(o)
+	if _, err := b.Build(context.Background(), Input{Date: date}); err != nil {
+		t.Fatal(err)
+	}
+	got := NewNested(b).Attach(context.Background(), &tool.Call{SessionID: "s"}, filepath.Join(o.Dir, "internal", "db", "store.go"))
+	if len(got) != 1 || !strings.Contains(got[0], filepath.Join(o.Dir, "internal", "AGENTS.md")) {
+		t.Errorf("got %q, want only internal/AGENTS.md (db/CLAUDE.md is in the system prompt)", got)
+	}
+}
