@@ -28,10 +28,20 @@ func NewNested(b *Builder) *Nested {
 	return &Nested{b: b, loaded: map[string]map[string]bool{}}
 }
 
-// Attach returns the instructions to attach to the output of a read of
-// filePath by call, each as "<system-reminder>Instructions from: <path>
-// …</system-reminder>", outermost directory first. It has the shape of
-// tool.Env.Instructions.
+// Attach returns the instructions to attach to a read of filePath by call,
+// each wrapped as "<system-reminder>Instructions from: <path>\n…
+// </system-reminder>", outermost directory first.
+func (n *Nested) Attach(ctx context.Context, call *tool.Call, filePath string) []string {
+	texts := n.Instructions(ctx, call, filePath)
+	for i, t := range texts {
+		texts[i] = "<system-reminder>" + t + "\n</system-reminder>"
+	}
+	return texts
+}
+
+// Instructions is Attach without the <system-reminder> wrapping, each text
+// headed "Instructions from: <path>". It is tool.Env.Instructions: the read
+// tool wraps what it returns itself.
 //
 // The directories considered run from the file's directory (or the
 // directory itself, when a directory is read) up to the worktree root,
@@ -39,7 +49,7 @@ func NewNested(b *Builder) *Nested {
 // already chose among their files. Each directory contributes its first
 // file of AGENTS.md, CLAUDE.md, CONTEXT.md. Files outside the worktree get
 // nothing.
-func (n *Nested) Attach(ctx context.Context, call *tool.Call, filePath string) []string {
+func (n *Nested) Instructions(ctx context.Context, call *tool.Call, filePath string) []string {
 	dir, root := n.b.opts.Dir, n.b.opts.Worktree
 	session := ""
 	if call != nil {
@@ -110,7 +120,7 @@ func (n *Nested) Attach(ctx context.Context, call *tool.Call, filePath string) [
 		if strings.TrimSpace(string(data)) == "" {
 			continue
 		}
-		out = append(out, "<system-reminder>"+Instruction{Source: p, Content: string(data)}.Text()+"\n</system-reminder>")
+		out = append(out, Instruction{Source: p, Content: string(data)}.Text())
 	}
 	return out
 }

@@ -96,6 +96,17 @@ func TestNestedContent(t *testing.T) {
 	if len(got) != 2 || got[1] != want {
 		t.Errorf("got %q\nwant second %q", got, want)
 	}
+
+	// Instructions, the read tool's seam, returns the same texts unwrapped
+	// (the read tool wraps them), and shares the once-per-session record.
+	n := NewNested(NewBuilder(o))
+	plain := n.Instructions(context.Background(), &tool.Call{SessionID: "s"}, filepath.Join(o.Dir, "internal", "db", "store.go"))
+	if len(plain) != 2 || "<system-reminder>"+plain[1]+"\n</system-reminder>" != want {
+		t.Errorf("Instructions = %q", plain)
+	}
+	if again := n.Attach(context.Background(), &tool.Call{SessionID: "s"}, filepath.Join(o.Dir, "internal", "db", "store.go")); len(again) != 0 {
+		t.Errorf("attached again after Instructions: %q", again)
+	}
 }
 
 func TestNestedAfterBuild(t *testing.T) {
@@ -108,5 +119,41 @@ func TestNestedAfterBuild(t *testing.T) {
 	got := NewNested(b).Attach(context.Background(), &tool.Call{SessionID: "s"}, filepath.Join(o.Dir, "internal", "db", "store.go"))
 	if len(got) != 1 || !strings.Contains(got[0], filepath.Join(o.Dir, "internal", "AGENTS.md")) {
 		t.Errorf("got %q, want only internal/AGENTS.md (db/CLAUDE.md is in the system prompt)", got)
+	}
+}
+
+// TestNestedWithReadTool wires the tracker into the real read tool, as the
+// app does, and checks the instructions arrive once, wrapped once.
+func TestNestedWithReadTool(t *testing.T) {
+	e := newEnv(t)
+	o := e.options("repo", "app")
+	n := NewNested(NewBuilder(o))
+	var read tool.Tool
+	for _, tl := range tool.Builtins(tool.Env{Instructions: n.Instructions}) {
+		if tl.ID() == "read" {
+			read = tl
+		}
+	}
+	if read == nil {
+		t.Fatal("no read tool")
+	}
+	run := func() string {
+		res, err := read.Run(context.Background(), &tool.Call{
+			ID: "c", Tool: "read", SessionID: "s", Dir: o.Dir, Worktree: o.Worktree,
+			Input: []byte(`{"filePath": "internal/db/store.go"}`),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Output
+	}
+	first := run()
+	if strings.Count(first, "<system-reminder>") != 1 ||
+		!strings.Contains(first, "Instructions from: "+filepath.Join(o.Dir, "internal", "AGENTS.md")) ||
+		!strings.Contains(first, "Migrations are append-only.") {
+		t.Errorf("first read:\n%s", first)
+	}
+	if second := run(); strings.Contains(second, "system-reminder") {
+		t.Errorf("second read attached again:\n%s", second)
 	}
 }
