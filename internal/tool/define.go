@@ -57,6 +57,7 @@ func New[P any](def Def[P]) (Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deriving the schema of tool %s: %w", def.ID, err)
 	}
+	notNull(s)
 	if def.Schema != nil {
 		def.Schema(s)
 	}
@@ -174,6 +175,22 @@ func conform(v any, s *jsonschema.Schema) any {
 		}
 	}
 	return v
+}
+
+// notNull makes slice and map properties plain arrays and objects: the
+// derived schema allows null for them (Go's nil), which models need not
+// see.
+func notNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		notNull(p)
+	}
+	notNull(s.Items)
 }
 
 func schemaType(s *jsonschema.Schema) string {

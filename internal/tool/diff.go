@@ -6,11 +6,11 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 )
 
-// unifiedDiff is the unified diff of a file's change, line endings
-// normalised so a CRLF file does not show every line changed.
+// unifiedDiff is the unified diff of a file's change, line endings and
+// byte order mark left out so a CRLF file does not show every line changed.
 func unifiedDiff(path, before, after string) string {
-	before = strings.ReplaceAll(before, "\r\n", "\n")
-	after = strings.ReplaceAll(after, "\r\n", "\n")
+	before = strings.ReplaceAll(strings.TrimPrefix(before, bom), "\r\n", "\n")
+	after = strings.ReplaceAll(strings.TrimPrefix(after, bom), "\r\n", "\n")
 	return udiff.Unified(path, path, before, after)
 }
 

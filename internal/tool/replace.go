@@ -223,26 +223,37 @@ func blockAnchorSpans(content, find string) []span {
 	return out
 }
 
-// middleSimilarity averages, over the lines both sides have, one minus the
-// edit distance relative to the longer line (trimmed). Lines both empty do
-// not count; with nothing to compare the anchors alone decide.
+// middleSimilarity scores how alike the middle lines of a block are to
+// those of oldString, from 0 to 1: each wanted line counts with its best
+// similarity (one minus the edit distance relative to the longer line, both
+// trimmed) to a block line near the same position, and the sum is divided
+// by the longer side's line count, so that missing or extra lines lower the
+// score. With no middle lines on either side the anchors alone decide.
 func middleSimilarity(got []line, want []string) float64 {
-	n := min(len(got), len(want))
-	total, counted := 0.0, 0
-	for k := range n {
-		a, b := strings.TrimSpace(got[k].text), strings.TrimSpace(want[k])
-		longest := max(len([]rune(a)), len([]rune(b)))
-		if longest == 0 {
-			continue
-		}
-		total += 1 - float64(levenshtein(a, b))/float64(longest)
-		counted++
-	}
-	if counted == 0 {
+	if len(got) == 0 && len(want) == 0 {
 		return 1
 	}
-	// Lines only one side has count as entirely different.
-	return total / float64(counted+max(len(got), len(want))-n)
+	slack := max(1, len(want)/4, len(got)-len(want), len(want)-len(got))
+	total := 0.0
+	for k, w := range want {
+		w = strings.TrimSpace(w)
+		best := 0.0
+		for j := max(0, k-slack); j < len(got) && j <= k+slack; j++ {
+			best = max(best, similarity(strings.TrimSpace(got[j].text), w))
+		}
+		total += best
+	}
+	return total / float64(max(len(got), len(want)))
+}
+
+// similarity is one minus the edit distance of a and b relative to the
+// longer of them; two empty strings are alike.
+func similarity(a, b string) float64 {
+	longest := max(len([]rune(a)), len([]rune(b)))
+	if longest == 0 {
+		return 1
+	}
+	return 1 - float64(levenshtein(a, b))/float64(longest)
 }
 
 // levenshtein is the edit distance between a and b in runes.

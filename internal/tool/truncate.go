@@ -123,6 +123,10 @@ func cut(text string, l Limits, tail bool) (kept string, keptLines int, hitBytes
 			}
 			size += n
 		}
+		if i == 0 && hitBytes {
+			// One line longer than the whole budget: keep its start.
+			return firstBytes(lines[0], l.MaxBytes), 0, true
+		}
 		return strings.Join(lines[:i], "\n"), i, hitBytes
 	}
 	i := len(lines)
@@ -138,7 +142,22 @@ func cut(text string, l Limits, tail bool) (kept string, keptLines int, hitBytes
 		size += n
 		i--
 	}
+	if i == len(lines) && hitBytes {
+		return lastChars(lines[len(lines)-1], l.MaxBytes), 0, true
+	}
 	return strings.Join(lines[i:], "\n"), len(lines) - i, hitBytes
+}
+
+// firstBytes is the start of s, at most n bytes, cut at a character
+// boundary.
+func firstBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
 }
 
 // create makes a new empty output file and returns it with its path.
