@@ -1,0 +1,301 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+// Agent is what the loop needs to know about the agent answering a prompt.
+type Agent struct {
+	Name        string
+	Mode        string // primary, subagent or all
+	Prompt      string // replaces the model family's prompt when set
+	Model       *message.ModelRef
+	Variant     string
+	Steps       int // the most model steps per prompt; 0 for no limit
+	Temperature *float64
+	TopP        *float64
+	Permission  permission.Ruleset
+	Options     map[string]any
+	Hidden      bool
+}
+
+// Agents finds agents by name.
+type Agents interface {
+	// Agent returns the agent called name, or the default agent when name
+	// is empty.
+	Agent(ctx context.Context, name string) (*Agent, error)
+}
+
+// Models resolves model references to a provider and the model's
+// description.
+type Models interface {
+	// Model returns the provider serving ref and ref's description.
+	Model(ctx context.Context, ref message.ModelRef) (llm.Provider, llm.Model, error)
+	// Default returns the model used when neither the prompt nor the agent
+	// names one.
+	Default(ctx context.Context) (message.ModelRef, error)
+	// Small returns the model for titles and other small tasks for a
+	// session using providerID, or false when there is none (the session's
+	// own model is used then).
+	Small(ctx context.Context, providerID string) (message.ModelRef, bool)
+}
+
+// ToolQuery says for whom tools are listed.
+type ToolQuery struct {
+	SessionID string
+	Agent     *Agent
+	Model     llm.Model
+	// Rules are the permission rules in force (the agent's, then the
+	// session's); tools whose permission they deny outright are left out.
+	Rules permission.Ruleset
+}
+
+// Tools lists the tools the model may call. Returned tools validate their
+// arguments and truncate their output themselves.
+type Tools interface {
+	Tools(ctx context.Context, q ToolQuery) ([]tool.Tool, error)
+}
+
+// Permissions checks a request against rules and, where they say ask, asks
+// the user. It returns nil, or a *permission.DeniedError,
+// *permission.RejectedError or *permission.CorrectedError.
+type Permissions interface {
+	Ask(ctx context.Context, rules permission.Ruleset, req permission.Request) error
+}
+
+// SystemInput is what the system prompt is built from.
+type SystemInput struct {
+	SessionID string
+	Agent     *Agent
+	Model     llm.Model
+	Directory string
+	Worktree  string
+	// Tools are the ids of the tools the model is given.
+	Tools []string
+}
+
+// SystemPrompt builds the system prompt of a step. It must return the same
+// text for the same input, so providers can cache it.
+type SystemPrompt interface {
+	System(ctx context.Context, in SystemInput) ([]string, error)
+}
+
+// Reminders add in-memory reminders to a history before it is sent (the
+// plan-mode reminder, the plan-to-build switch). They must not change the
+// messages they are given; they return a new slice.
+type Reminders interface {
+	Remind(agent *Agent, history []message.Message) []message.Message
+}
+
+// Snapshots records the working tree around each step so its changes can be
+// listed and reverted.
+type Snapshots interface {
+	// Track records the tree and returns its snapshot id ("" when off).
+	Track(ctx context.Context) (string, error)
+	// Changed lists the files that differ between snapshot and now.
+	Changed(ctx context.Context, snapshot string) ([]string, error)
+}
+
+// Texts the loop sends to models. Their defaults are in DefaultTexts.
+type Texts struct {
+	// MaxSteps is the assistant-role note added to the last step an agent
+	// may take.
+	MaxSteps string
+	// Title is the system prompt of title generation.
+	Title string
+	// Compaction is the system prompt of the compaction agent when it has
+	// none; CompactionCreate and CompactionUpdate start the request for a
+	// first summary and for updating the previous one (which follows it in
+	// a <previous-summary> block); CompactionTemplate is the summary's
+	// outline.
+	Compaction         string
+	CompactionCreate   string
+	CompactionUpdate   string
+	CompactionTemplate string
+	// Continue is the message that resumes work after an automatic
+	// compaction.
+	Continue string
+}
+
+// DefaultTexts returns the built-in texts.
+func DefaultTexts() Texts {
+	return Texts{
+		MaxSteps: "I have used every step this task allows, so I will not call any more tools. " +
+			"I will now reply with text only: a summary of what I did, what is left to do, " +
+			"and what I would do next.",
+		Title: "You write a title for a conversation between a user and a coding assistant. " +
+			"Reply with the title only: one line, at most 50 characters, in the language of the user's " +
+			"message, naming the task rather than describing the conversation. No quotes, no trailing period.",
+		Compaction: "You condense a coding session into a summary another assistant will continue from. " +
+			"Write in the language of the conversation. Keep every fact needed to carry on: exact file paths, " +
+			"names, commands, error messages and decisions. Leave out pleasantries and anything already undone.",
+		CompactionCreate: "Write a summary of the conversation so far, following the outline below.",
+		CompactionUpdate: "Bring the summary below up to date with the conversation since it was written, " +
+			"following the outline below. Keep what still holds, change what changed, drop what no longer matters.",
+		CompactionTemplate: "## Goal\n<what the user wants, in one or two sentences>\n\n" +
+			"## Key facts\n<constraints, preferences, decisions and discoveries, one bullet each>\n\n" +
+			"## Progress\n### Done\n<bullets>\n### In progress\n<bullets>\n### Blocked\n<bullets, or none>\n\n" +
+			"## Next step\n<the single most useful thing to do next>\n\n" +
+			"## Files\n<paths that matter, each with why>\n\n" +
+			"Rules: keep every heading; use short bullets; copy identifiers, paths and commands exactly; " +
+			"do not mention that this is a summary.",
+		Continue: "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
+	}
+}
+
+// Config holds the engine's dependencies and settings. Store-backed Sessions,
+// Models and Agents are required; the rest have defaults.
+type Config struct {
+	Sessions *Sessions
+	Bus      *bus.Bus
+	Models   Models
+	Agents   Agents
+	Tools    Tools // nil: no tools
+
+	Permissions Permissions  // nil: rules are evaluated and asks rejected
+	System      SystemPrompt // nil: the agent's prompt only
+	Reminders   Reminders    // nil: none
+	Snapshots   Snapshots    // nil: no snapshots
+	Texts       Texts        // zero fields take DefaultTexts
+
+	ProjectID string
+	Directory string
+	Worktree  string
+
+	// Compaction settings; nil pointers take the defaults.
+	Compaction Compaction
+
+	// MaxRetries bounds the attempts at one request (default 8).
+	MaxRetries int
+	// RetryBase and RetryCap shape the retry delays (2 s doubling, capped
+	// at 30 s when the provider gives no delay).
+	RetryBase time.Duration
+	RetryCap  time.Duration
+	// FlushInterval is how long streamed text may stay unsaved (default
+	// 50 ms).
+	FlushInterval time.Duration
+	// ToolResultMedia reports whether a provider accepts media inside tool
+	// results; nil means no provider does.
+	ToolResultMedia func(providerID string) bool
+	// ContinueOnReject keeps the loop going after the user rejects a
+	// permission.
+	ContinueOnReject bool
+
+	Log *slog.Logger
+	Now func() time.Time
+}
+
+// Compaction are the context-management settings.
+type Compaction struct {
+	Auto                 *bool
+	Prune                *bool
+	TailTurns            *int
+	PreserveRecentTokens *int
+	Reserved             *int
+}
+
+func (c *Config) check() error {
+	switch {
+	case c.Sessions == nil:
+		return fmt.Errorf("session engine: no session store")
+	case c.Models == nil:
+		return fmt.Errorf("session engine: no model resolver")
+	case c.Agents == nil:
+		return fmt.Errorf("session engine: no agents")
+	}
+	def := DefaultTexts()
+	if c.Texts.MaxSteps == "" {
+		c.Texts.MaxSteps = def.MaxSteps
+	}
+	for _, f := range []struct {
+		v *string
+		d string
+	}{
+		{&c.Texts.Title, def.Title}, {&c.Texts.Compaction, def.Compaction},
+		{&c.Texts.CompactionCreate, def.CompactionCreate}, {&c.Texts.CompactionUpdate, def.CompactionUpdate},
+		{&c.Texts.CompactionTemplate, def.CompactionTemplate}, {&c.Texts.Continue, def.Continue},
+	} {
+		if *f.v == "" {
+			*f.v = f.d
+		}
+	}
+	if c.MaxRetries <= 0 {
+		c.MaxRetries = 8
+	}
+	if c.RetryBase <= 0 {
+		c.RetryBase = 2 * time.Second
+	}
+	if c.RetryCap <= 0 {
+		c.RetryCap = 30 * time.Second
+	}
+	if c.FlushInterval <= 0 {
+		c.FlushInterval = 50 * time.Millisecond
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Permissions == nil {
+		c.Permissions = rulesOnly{}
+	}
+	return nil
+}
+
+// rulesOnly evaluates rules and rejects every ask: there is nobody to ask.
+type rulesOnly struct{}
+
+func (rulesOnly) Ask(_ context.Context, rules permission.Ruleset, req permission.Request) error {
+	for _, p := range req.Patterns {
+		r, ok := permission.Evaluate(req.Permission, p, rules)
+		if !ok || r.Action == permission.Ask {
+			return &permission.RejectedError{Permission: req.Permission}
+		}
+		if r.Action == permission.Deny {
+			return &permission.DeniedError{Permission: req.Permission, Pattern: p, Rule: r}
+		}
+	}
+	return nil
+}
+
+// StaticAgents serves a fixed set of agents; the first is the default.
+type StaticAgents []*Agent
+
+// Agent returns the agent called name, or the first when name is empty.
+func (s StaticAgents) Agent(_ context.Context, name string) (*Agent, error) {
+	if len(s) == 0 {
+		return nil, fmt.Errorf("no agents are defined")
+	}
+	if name == "" {
+		return s[0], nil
+	}
+	for _, a := range s {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("agent %q is not defined", name)
+}
+
+// BuildAgent is the default agent until the agent registry provides one:
+// everything allowed except repeated identical calls, which are asked about.
+func BuildAgent() *Agent {
+	return &Agent{
+		Name: "build",
+		Mode: "primary",
+		Permission: permission.Ruleset{
+			{Permission: "*", Pattern: "*", Action: permission.Allow},
+			{Permission: "doom_loop", Pattern: "*", Action: permission.Ask},
+		},
+	}
+}

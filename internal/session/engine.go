@@ -1,0 +1,327 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/id"
+	"github.com/codeloop/codeloop/internal/message"
+)
+
+// Engine runs sessions: one loop per busy session, in a goroutine the engine
+// owns. A prompt sent while a session's loop runs is stored and taken up by
+// that loop; no second loop starts. Close stops every loop and waits for it.
+type Engine struct {
+	cfg      Config
+	sessions *Sessions
+
+	ctx      context.Context // the loops' lifetime
+	cancel   context.CancelFunc
+	bg       context.Context // background work (titles), which Close lets finish
+	bgCancel context.CancelFunc
+	wg       sync.WaitGroup // loops, tool calls and title requests
+
+	mu      sync.Mutex
+	runners map[string]*runner
+	status  map[string]Status
+}
+
+// runner is the loop of one session.
+type runner struct {
+	sessionID string
+	ctx       context.Context
+	cancel    context.CancelFunc
+	again     bool          // a prompt arrived; look once more before ending
+	prev      *runner       // a cancelled loop of the session still finishing
+	done      chan struct{} // closed when the loop has ended and saved everything
+	err       error         // why the loop failed, if it did
+}
+
+// New returns an engine over cfg.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	bg, bgCancel := context.WithCancel(context.Background())
+	return &Engine{
+		cfg: cfg, sessions: cfg.Sessions, ctx: ctx, cancel: cancel, bg: bg, bgCancel: bgCancel,
+		runners: map[string]*runner{}, status: map[string]Status{},
+	}, nil
+}
+
+// Sessions returns the session service the engine writes through.
+func (e *Engine) Sessions() *Sessions { return e.sessions }
+
+// closeGrace is how long Close lets background work (a title being
+// written) finish before cancelling it.
+const closeGrace = 3 * time.Second
+
+// Close aborts every running loop and waits until all have saved their
+// state and every goroutine of the engine has ended. Background work gets
+// a short grace period first.
+func (e *Engine) Close() {
+	e.cancel()
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		e.bgCancel()
+		<-done
+	}
+	e.bgCancel()
+}
+
+// PromptInput is a message from the user.
+type PromptInput struct {
+	SessionID string
+	Agent     string            // empty: the default agent
+	Model     *message.ModelRef // nil: the agent's, the session's or the default model
+	System    string            // extra system text for this message
+	Tools     map[string]bool   // tools switched off (false) for this message
+	Parts     []message.Part    // ids are assigned
+	NoReply   bool              // store the message without running the loop
+}
+
+// TextPart returns a text part for a PromptInput.
+func TextPart(text string) message.Part { return &message.TextPart{Text: text} }
+
+// Send stores the user's message and makes sure the session's loop runs. It
+// returns the stored message without waiting for the answer.
+func (e *Engine) Send(ctx context.Context, in PromptInput) (message.Message, error) {
+	m, err := e.createUserMessage(ctx, in)
+	if err != nil {
+		return message.Message{}, err
+	}
+	if !in.NoReply {
+		e.start(in.SessionID)
+	}
+	return m, nil
+}
+
+// Prompt sends the user's message and waits until the session's loop has
+// answered it. It returns the last assistant message.
+func (e *Engine) Prompt(ctx context.Context, in PromptInput) (message.Message, error) {
+	if _, err := e.Send(ctx, in); err != nil {
+		return message.Message{}, err
+	}
+	return e.Wait(ctx, in.SessionID)
+}
+
+// Wait waits until the session is idle and returns its last assistant
+// message. The error is the loop's own failure (a missing model, a store
+// error); a failed model request is recorded on the message instead.
+func (e *Engine) Wait(ctx context.Context, sessionID string) (message.Message, error) {
+	for {
+		e.mu.Lock()
+		r := e.runners[sessionID]
+		e.mu.Unlock()
+		if r == nil {
+			break
+		}
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return message.Message{}, ctx.Err()
+		}
+		e.mu.Lock()
+		next := e.runners[sessionID]
+		e.mu.Unlock()
+		if next == nil {
+			if r.err != nil {
+				return message.Message{}, r.err
+			}
+			break
+		}
+	}
+	return e.lastAssistant(ctx, sessionID)
+}
+
+func (e *Engine) lastAssistant(ctx context.Context, sessionID string) (message.Message, error) {
+	msgs, err := e.sessions.Messages(ctx, sessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Info.Role == message.RoleAssistant {
+			return msgs[i], nil
+		}
+	}
+	return message.Message{}, fmt.Errorf("session %s has no answer", sessionID)
+}
+
+// Cancel aborts the session's loop, if one runs. The loop saves what it has
+// received and ends; Wait returns once it has.
+func (e *Engine) Cancel(sessionID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r := e.runners[sessionID]; r != nil {
+		r.cancel()
+	}
+}
+
+// Busy reports whether the session's loop runs.
+func (e *Engine) Busy(sessionID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runners[sessionID] != nil
+}
+
+// Status returns the session's status.
+func (e *Engine) Status(sessionID string) Status {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s, ok := e.status[sessionID]; ok {
+		return s
+	}
+	return Status{Type: StatusIdle}
+}
+
+func (e *Engine) setStatus(sessionID string, s Status) {
+	e.mu.Lock()
+	old, had := e.status[sessionID]
+	if s.Type == StatusIdle {
+		delete(e.status, sessionID)
+	} else {
+		e.status[sessionID] = s
+	}
+	e.mu.Unlock()
+	if had && old == s || !had && s.Type == StatusIdle {
+		return
+	}
+	if e.cfg.Bus != nil {
+		e.cfg.Bus.Publish(e.ctx, bus.Event{Type: bus.SessionStatus, SessionID: sessionID,
+			Properties: StatusEvent{SessionID: sessionID, Status: s}})
+	}
+}
+
+func (e *Engine) publishError(sessionID string, err *message.Error) {
+	if e.cfg.Bus != nil {
+		e.cfg.Bus.Publish(e.ctx, bus.Event{Type: bus.SessionError, SessionID: sessionID,
+			Properties: ErrorEvent{SessionID: sessionID, Error: err}})
+	}
+}
+
+// start makes sure a loop runs for the session and will see the newest
+// message.
+func (e *Engine) start(sessionID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ctx.Err() != nil {
+		return
+	}
+	prev := e.runners[sessionID]
+	if prev != nil && prev.ctx.Err() == nil {
+		prev.again = true
+		return
+	}
+	r := &runner{sessionID: sessionID, prev: prev, done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(e.ctx)
+	e.runners[sessionID] = r
+	e.wg.Add(1)
+	go e.run(r)
+}
+
+// run is a session's loop goroutine.
+func (e *Engine) run(r *runner) {
+	defer e.wg.Done()
+	if r.prev != nil {
+		<-r.prev.done
+	}
+	st := &loopState{}
+	for {
+		err := e.loop(r.ctx, r.sessionID, st)
+		e.mu.Lock()
+		if err == nil && r.again && r.ctx.Err() == nil {
+			r.again = false
+			e.mu.Unlock()
+			continue
+		}
+		r.err = err
+		last := e.runners[r.sessionID] == r
+		if last {
+			delete(e.runners, r.sessionID)
+		}
+		e.mu.Unlock()
+		if err != nil {
+			e.cfg.Log.Error("session loop failed", "session", r.sessionID, "err", err)
+			e.publishError(r.sessionID, message.FromError(err))
+		}
+		if last {
+			e.setStatus(r.sessionID, Status{Type: StatusIdle})
+		}
+		r.cancel()
+		close(r.done)
+		return
+	}
+}
+
+// createUserMessage stores the user's message with its parts.
+func (e *Engine) createUserMessage(ctx context.Context, in PromptInput) (message.Message, error) {
+	sess, err := e.sessions.Get(ctx, in.SessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	agent, err := e.cfg.Agents.Agent(ctx, in.Agent)
+	if err != nil {
+		return message.Message{}, err
+	}
+	model, err := e.pickModel(ctx, in, agent, sess)
+	if err != nil {
+		return message.Message{}, err
+	}
+	info := message.Info{
+		ID: id.Ascending(id.Message), SessionID: in.SessionID, Role: message.RoleUser,
+		Time: message.Time{Created: e.cfg.Now().UnixMilli()}, Agent: agent.Name, Model: model,
+		System: in.System, Tools: in.Tools,
+	}
+	m := message.Message{Info: info}
+	for _, p := range in.Parts {
+		b := p.Base()
+		b.ID = id.Ascending(id.Part)
+		b.SessionID = in.SessionID
+		b.MessageID = info.ID
+		m.Parts = append(m.Parts, p)
+	}
+	if err := e.sessions.PutMessage(ctx, info); err != nil {
+		return message.Message{}, err
+	}
+	for _, p := range m.Parts {
+		if err := e.sessions.PutPart(ctx, p); err != nil {
+			return message.Message{}, err
+		}
+	}
+	if sess.Agent != agent.Name || sess.Model == nil || sess.Model.ID != model.ModelID || sess.Model.ProviderID != model.ProviderID {
+		_, err := e.sessions.Update(ctx, in.SessionID, func(s *Info) {
+			s.Agent = agent.Name
+			s.Model = &ModelInfo{ID: model.ModelID, ProviderID: model.ProviderID, Variant: model.Variant}
+		})
+		if err != nil {
+			return message.Message{}, err
+		}
+	}
+	return m, nil
+}
+
+// pickModel chooses the model of a new message: the prompt's, the agent's,
+// the session's last, or the default.
+func (e *Engine) pickModel(ctx context.Context, in PromptInput, agent *Agent, sess Info) (message.ModelRef, error) {
+	switch {
+	case in.Model != nil:
+		return *in.Model, nil
+	case agent.Model != nil:
+		return *agent.Model, nil
+	case sess.Model != nil:
+		return message.ModelRef{ProviderID: sess.Model.ProviderID, ModelID: sess.Model.ID, Variant: sess.Model.Variant}, nil
+	}
+	return e.cfg.Models.Default(ctx)
+}

@@ -1,0 +1,306 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/codeloop/codeloop/internal/id"
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+// outputTokenMax bounds the output tokens asked for in one step.
+const outputTokenMax = 32_000
+
+// loopState is what a session's loop carries from one iteration to the next.
+type loopState struct {
+	step      int
+	retries   int
+	recovered bool
+}
+
+// finished reports the exit rule: the newest assistant message answers the
+// newest user message and ended for a reason other than calling tools.
+func finished(l message.Latest) bool {
+	a := l.Assistant
+	if a == nil || l.User == nil || a.Info.ID < l.User.Info.ID {
+		return false
+	}
+	switch a.Info.Finish {
+	case "", string(llm.FinishToolCalls), string(llm.FinishUnknown):
+		return false
+	}
+	for _, p := range a.Parts {
+		if _, ok := p.(*message.ToolPart); ok {
+			return false // some providers say "stop" after calling tools
+		}
+	}
+	return true
+}
+
+// loop runs steps until the session's newest prompt is answered, the
+// context ends, or a step says stop.
+func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) error {
+	for ctx.Err() == nil {
+		e.setStatus(sessionID, Status{Type: StatusBusy})
+		all, err := e.sessions.Messages(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		if !st.recovered {
+			st.recovered = true
+			if err := e.recover(ctx, all); err != nil {
+				return err
+			}
+		}
+		msgs := message.FilterCompacted(all)
+		l := message.FindLatest(msgs)
+		if l.User == nil {
+			return errors.New("the session has no message to answer")
+		}
+		if finished(l) {
+			return nil
+		}
+		st.step++
+		sess, err := e.sessions.Get(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		if st.step == 1 {
+			e.ensureTitle(sess, all)
+		}
+
+		if len(l.Tasks) > 0 {
+			switch task := l.Tasks[0].(type) {
+			case *message.SubtaskPart:
+				if err := e.runSubtask(ctx, sess, l.User, task); err != nil {
+					return err
+				}
+			case *message.CompactionPart:
+				stop, err := e.compact(ctx, sess, msgs, l.User, task)
+				if err != nil || stop {
+					return err
+				}
+			}
+			continue
+		}
+
+		provider, model, err := e.cfg.Models.Model(ctx, l.User.Info.Model)
+		if err != nil {
+			return fmt.Errorf("model %s: %w", l.User.Info.Model, err)
+		}
+		if f := l.Finished; f != nil && !f.Info.Summary && e.overflow(f.Info.Tokens, model) {
+			if err := e.createCompaction(ctx, sessionID, l.User, true, false); err != nil {
+				return err
+			}
+			continue
+		}
+
+		out, err := e.step(ctx, st, sess, msgs, l, provider, model)
+		if err != nil {
+			return err
+		}
+		switch out {
+		case outStop:
+			return nil
+		case outCompact:
+			if err := e.createCompaction(ctx, sessionID, l.User, true, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// step runs one model step in a new assistant message.
+func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []message.Message, l message.Latest,
+	provider llm.Provider, model llm.Model) (outcome, error) {
+	user := l.User
+	agent, err := e.cfg.Agents.Agent(ctx, user.Info.Agent)
+	if err != nil {
+		return outStop, err
+	}
+	lastStep := agent.Steps > 0 && st.step >= agent.Steps
+	if e.cfg.Reminders != nil {
+		msgs = e.cfg.Reminders.Remind(agent, msgs)
+	}
+	rules := permission.Merge(agent.Permission, sess.Permission)
+
+	info := &message.Info{
+		ID: id.Ascending(id.Message), SessionID: sess.ID, Role: message.RoleAssistant,
+		Time: message.Time{Created: e.cfg.Now().UnixMilli()}, ParentID: user.Info.ID,
+		ModelID: user.Info.Model.ModelID, ProviderID: user.Info.Model.ProviderID,
+		Mode: agent.Name, Agent: agent.Name, Variant: user.Info.Model.Variant,
+		Path: message.Path{Cwd: e.cfg.Directory, Root: e.cfg.Worktree},
+	}
+	tools, err := e.resolveTools(ctx, sess.ID, agent, model, rules, user.Info.Tools)
+	if err != nil {
+		return outStop, err
+	}
+	ids := make([]string, 0, len(tools))
+	specs := make([]llm.ToolSpec, 0, len(tools))
+	for _, t := range tools {
+		if t.ID() == InvalidTool {
+			continue
+		}
+		ids = append(ids, t.ID())
+		specs = append(specs, llm.ToolSpec{Name: t.ID(), Description: t.Description(), Schema: t.Schema()})
+	}
+	system, err := e.system(ctx, SystemInput{SessionID: sess.ID, Agent: agent, Model: model,
+		Directory: e.cfg.Directory, Worktree: e.cfg.Worktree, Tools: ids}, user)
+	if err != nil {
+		return outStop, err
+	}
+	conv := message.ToModel(msgs, message.ConvertOptions{
+		ProviderID: user.Info.Model.ProviderID, ModelID: user.Info.Model.ModelID,
+		ToolResultMedia: e.cfg.ToolResultMedia != nil && e.cfg.ToolResultMedia(user.Info.Model.ProviderID),
+	})
+	req := &llm.Request{Model: model.ID, System: system, Messages: conv, Tools: specs, Options: e.options(sess, agent, model, user)}
+	if lastStep {
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant,
+			Parts: []llm.Part{{Type: llm.PartText, Text: e.cfg.Texts.MaxSteps}}})
+		if len(specs) > 0 {
+			req.Options.ToolChoice = "none"
+		}
+	}
+
+	p := e.newProcessor(ctx, info)
+	p.provider, p.model, p.agent, p.rules, p.lastStep = provider, model, agent, rules, lastStep
+	p.retries = &st.retries
+	p.tools = make(map[string]tool.Tool, len(tools))
+	for _, t := range tools {
+		p.tools[t.ID()] = t
+	}
+	p.turn = turnCalls(msgs, user.Info.ID)
+	out := p.process(ctx, req)
+	if lastStep && out == outContinue {
+		out = outStop // the agent has used all its steps
+	}
+	return out, nil
+}
+
+// resolveTools lists the tools of a step, sorted by id, without those the
+// rules deny outright or the user switched off.
+func (e *Engine) resolveTools(ctx context.Context, sessionID string, agent *Agent, model llm.Model,
+	rules permission.Ruleset, off map[string]bool) ([]tool.Tool, error) {
+	if e.cfg.Tools == nil {
+		return nil, nil
+	}
+	all, err := e.cfg.Tools.Tools(ctx, ToolQuery{SessionID: sessionID, Agent: agent, Model: model, Rules: rules})
+	if err != nil {
+		return nil, fmt.Errorf("listing tools: %w", err)
+	}
+	names := make([]string, 0, len(all))
+	for _, t := range all {
+		names = append(names, t.ID())
+	}
+	disabled := permission.Disabled(names, rules)
+	out := make([]tool.Tool, 0, len(all))
+	for _, t := range all {
+		if disabled[t.ID()] || off[t.ID()] {
+			continue
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b tool.Tool) int {
+		switch {
+		case a.ID() < b.ID():
+			return -1
+		case a.ID() > b.ID():
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// system builds the system prompt: the builder's (or the agent's prompt
+// alone), then the message's own system text.
+func (e *Engine) system(ctx context.Context, in SystemInput, user *message.Message) ([]string, error) {
+	var out []string
+	if e.cfg.System != nil {
+		s, err := e.cfg.System.System(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("building the system prompt: %w", err)
+		}
+		out = s
+	} else if in.Agent.Prompt != "" {
+		out = []string{in.Agent.Prompt}
+	}
+	if user.Info.System != "" {
+		out = append(slices.Clip(out), user.Info.System)
+	}
+	return out, nil
+}
+
+// options are the sampling settings of a step.
+func (e *Engine) options(sess Info, agent *Agent, model llm.Model, user *message.Message) llm.Options {
+	o := llm.Options{
+		MaxOutputTokens: maxOutputTokens(model),
+		Variant:         user.Info.Model.Variant,
+		CacheKey:        sess.ID,
+	}
+	if model.Temperature && agent.Temperature != nil {
+		o.Temperature = agent.Temperature
+	}
+	if agent.TopP != nil {
+		o.TopP = agent.TopP
+	}
+	if len(agent.Options) > 0 {
+		o.ProviderOptions = agent.Options
+	}
+	return o
+}
+
+func maxOutputTokens(m llm.Model) int {
+	if m.Limit.Output > 0 && m.Limit.Output < outputTokenMax {
+		return int(m.Limit.Output)
+	}
+	return outputTokenMax
+}
+
+// recover marks what a crashed or killed process left unfinished: calls
+// that never ended become interrupted errors and their messages aborted.
+// It runs once when a session's loop starts, when no other loop of the
+// session can be writing.
+func (e *Engine) recover(ctx context.Context, msgs []message.Message) error {
+	now := e.cfg.Now().UnixMilli()
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Info.Role != message.RoleAssistant || m.Info.Time.Completed != 0 || m.Info.Error != nil {
+			continue
+		}
+		for _, p := range m.Parts {
+			tp, ok := p.(*message.ToolPart)
+			if !ok || (tp.State.Status != message.ToolPending && tp.State.Status != message.ToolRunning) {
+				continue
+			}
+			st := &tp.State
+			st.Status = message.ToolError
+			st.Error = "Tool execution aborted"
+			if st.Metadata == nil {
+				st.Metadata = map[string]any{}
+			}
+			st.Metadata[message.MetadataInterrupted] = true
+			if st.Time.Start == 0 {
+				st.Time.Start = now
+			}
+			st.Time.End = now
+			if err := e.sessions.PutPart(ctx, tp); err != nil {
+				return err
+			}
+		}
+		if m.Info.Finish == "" {
+			m.Info.Error = message.Aborted()
+		}
+		m.Info.Time.Completed = now
+		if err := e.sessions.PutMessage(ctx, m.Info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
