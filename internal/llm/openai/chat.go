@@ -1,0 +1,406 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/codeloop/codeloop/internal/llm"
+)
+
+// Chat streams through Chat Completions, the API every OpenAI-compatible
+// server speaks.
+type Chat struct {
+	id      string
+	cfg     Config
+	svc     sdk.ChatCompletionService
+	secrets []string
+}
+
+// NewChat returns a Chat Completions provider. It never touches the
+// network.
+func NewChat(cfg Config) *Chat {
+	return &Chat{id: cfg.id(), cfg: cfg, svc: sdk.NewChatCompletionService(cfg.options()...), secrets: []string{cfg.APIKey}}
+}
+
+// ID returns the provider id.
+func (p *Chat) ID() string { return p.id }
+
+// buildChat converts a request to Chat Completions parameters and the
+// per-request options.
+func (p *Chat) buildChat(req *llm.Request) (sdk.ChatCompletionNewParams, []option.RequestOption) {
+	o := req.Options
+	c := sdk.ChatCompletionNewParams{
+		Model:         shared.ChatModel(req.Model),
+		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+	}
+	// One system message: several trip up the chat templates of some
+	// local models.
+	var sys []string
+	for _, s := range req.System {
+		if strings.TrimSpace(s) != "" {
+			sys = append(sys, llm.ValidText(s))
+		}
+	}
+	if len(sys) > 0 {
+		c.Messages = append(c.Messages, sdk.SystemMessage(strings.Join(sys, "\n\n")))
+	}
+	for _, m := range llm.DropEmpty(req.Messages) {
+		c.Messages = append(c.Messages, p.chatMessages(m)...)
+	}
+	for _, t := range req.Tools {
+		var schema map[string]any
+		_ = json.Unmarshal(t.Schema, &schema)
+		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
+		if t.Description != "" {
+			fd.Description = param.NewOpt(t.Description)
+		}
+		c.Tools = append(c.Tools, sdk.ChatCompletionToolUnionParam{OfFunction: &sdk.ChatCompletionFunctionToolParam{Function: fd}})
+	}
+	if len(c.Tools) > 0 && o.ToolChoice != "" {
+		switch o.ToolChoice {
+		case "auto", "none", "required":
+			c.ToolChoice = sdk.ChatCompletionToolChoiceOptionUnionParam{OfAuto: param.NewOpt(o.ToolChoice)}
+		default:
+			c.ToolChoice = sdk.ChatCompletionToolChoiceOptionUnionParam{OfFunctionToolChoice: &sdk.ChatCompletionNamedToolChoiceParam{
+				Function: sdk.ChatCompletionNamedToolChoiceFunctionParam{Name: o.ToolChoice},
+			}}
+		}
+	}
+	if o.MaxOutputTokens > 0 {
+		if p.cfg.MaxCompletionTokens {
+			c.MaxCompletionTokens = param.NewOpt(int64(o.MaxOutputTokens))
+		} else {
+			c.MaxTokens = param.NewOpt(int64(o.MaxOutputTokens))
+		}
+	}
+	if o.Temperature != nil {
+		c.Temperature = param.NewOpt(*o.Temperature)
+	}
+	if o.TopP != nil {
+		c.TopP = param.NewOpt(*o.TopP)
+	}
+	if o.CacheKey != "" && p.cfg.SendCacheKey {
+		c.PromptCacheKey = param.NewOpt(o.CacheKey)
+	}
+	if r := o.Reasoning; r != nil && !r.Disabled && r.Effort != "" {
+		c.ReasoningEffort = shared.ReasoningEffort(r.Effort)
+	}
+	opts := requestOptions(o)
+	if o.TopK != nil {
+		// Not OpenAI's, but vLLM, Ollama, OpenRouter and others take it.
+		opts = append(opts, option.WithJSONSet("top_k", *o.TopK))
+	}
+	return c, opts
+}
+
+// chatMessages maps one message to Chat Completions messages. Tool results
+// become tool messages; images they carry follow in a user message, since
+// tool messages hold text only.
+func (p *Chat) chatMessages(m llm.Message) []sdk.ChatCompletionMessageParamUnion {
+	var out []sdk.ChatCompletionMessageParamUnion
+	var images []sdk.ChatCompletionContentPartUnionParam
+	switch m.Role {
+	case llm.RoleAssistant:
+		a := &sdk.ChatCompletionAssistantMessageParam{}
+		var text, reasoning strings.Builder
+		for _, part := range m.Parts {
+			switch part.Type {
+			case llm.PartText:
+				text.WriteString(llm.ValidText(part.Text))
+			case llm.PartReasoning:
+				reasoning.WriteString(llm.ValidText(part.Text))
+			case llm.PartToolCall:
+				a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+					ID: part.ToolCallID,
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{
+						Name: part.ToolName, Arguments: string(llm.ToolInput(part.Input)),
+					},
+				}})
+			}
+		}
+		if text.Len() > 0 {
+			a.Content = sdk.ChatCompletionAssistantMessageParamContentUnion{OfString: param.NewOpt(text.String())}
+		}
+		if p.cfg.ReasoningField != "" && reasoning.Len() > 0 {
+			a.SetExtraFields(map[string]any{p.cfg.ReasoningField: reasoning.String()})
+		}
+		if text.Len() == 0 && len(a.ToolCalls) == 0 {
+			return nil
+		}
+		out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: a})
+	default:
+		var parts []sdk.ChatCompletionContentPartUnionParam
+		for _, part := range m.Parts {
+			switch part.Type {
+			case llm.PartText:
+				parts = append(parts, sdk.TextContentPart(llm.ValidText(part.Text)))
+			case llm.PartFile:
+				if c, ok := chatFile(part); ok {
+					parts = append(parts, c)
+				}
+			case llm.PartToolResult:
+				out = append(out, sdk.ToolMessage(llm.ToolResultText(part), part.ToolCallID))
+				for _, a := range part.Attachments {
+					if c, ok := chatFile(a); ok {
+						images = append(images, c)
+					}
+				}
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, userMessage(parts))
+		}
+	}
+	if len(images) > 0 {
+		out = append(out, userMessage(append([]sdk.ChatCompletionContentPartUnionParam{
+			sdk.TextContentPart("Attached by the tool result above:"),
+		}, images...)))
+	}
+	return out
+}
+
+// userMessage sends text-only content as a plain string, which every
+// compatible server understands.
+func userMessage(parts []sdk.ChatCompletionContentPartUnionParam) sdk.ChatCompletionMessageParamUnion {
+	var text []string
+	for _, p := range parts {
+		if p.OfText == nil {
+			return sdk.UserMessage(parts)
+		}
+		text = append(text, p.OfText.Text)
+	}
+	return sdk.UserMessage(strings.Join(text, "\n"))
+}
+
+func chatFile(p llm.Part) (sdk.ChatCompletionContentPartUnionParam, bool) {
+	if llm.IsImage(p) {
+		return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: llm.DataURL(p)}), true
+	}
+	if p.MediaType == "application/pdf" && len(p.Data) > 0 {
+		name := p.Filename
+		if name == "" {
+			name = "file.pdf"
+		}
+		return sdk.FileContentPart(sdk.ChatCompletionContentPartFileFileParam{
+			FileData: param.NewOpt(llm.DataURL(p)), Filename: param.NewOpt(name),
+		}), true
+	}
+	return sdk.ChatCompletionContentPartUnionParam{}, false
+}
+
+// chatCall is a tool call being streamed, keyed by its index.
+type chatCall struct {
+	id, name string
+	args     strings.Builder
+	started  bool
+}
+
+// Block ids of the chat stream: it has at most one text and one reasoning
+// block.
+const (
+	chatTextID      = "text-0"
+	chatReasoningID = "reasoning-0"
+)
+
+// Stream sends req and yields its events.
+func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
+	return func(yield func(llm.Event) bool) {
+		params, opts := p.buildChat(req)
+		stream := p.svc.NewStreaming(ctx, params, opts...)
+		defer stream.Close()
+
+		calls := map[int64]*chatCall{}
+		var textOpen, reasoningOpen bool
+		var usage llm.Usage
+		var finish string
+		endReasoning := func() bool {
+			if !reasoningOpen {
+				return true
+			}
+			reasoningOpen = false
+			return yield(llm.Event{Type: llm.EventReasoningEnd, ID: chatReasoningID})
+		}
+		for stream.Next() {
+			chunk := stream.Current()
+			if chunk.JSON.Usage.Valid() && chunk.JSON.Usage.Raw() != "null" {
+				usage = chatUsage(chunk.Usage)
+			}
+			for _, ch := range chunk.Choices {
+				if ch.Index != 0 {
+					continue
+				}
+				d := ch.Delta
+				if r := reasoningDelta(d.JSON.ExtraFields); r != "" {
+					if !reasoningOpen {
+						reasoningOpen = true
+						if !yield(llm.Event{Type: llm.EventReasoningStart, ID: chatReasoningID}) {
+							return
+						}
+					}
+					if !yield(llm.Event{Type: llm.EventReasoningDelta, ID: chatReasoningID, Text: r}) {
+						return
+					}
+				}
+				if d.Content != "" {
+					if !endReasoning() {
+						return
+					}
+					if !textOpen {
+						textOpen = true
+						if !yield(llm.Event{Type: llm.EventTextStart, ID: chatTextID}) {
+							return
+						}
+					}
+					if !yield(llm.Event{Type: llm.EventTextDelta, ID: chatTextID, Text: d.Content}) {
+						return
+					}
+				}
+				for _, tc := range d.ToolCalls {
+					if !toolDelta(calls, tc, yield) {
+						return
+					}
+				}
+				if ch.FinishReason != "" {
+					finish = ch.FinishReason
+				}
+			}
+		}
+		if err := stream.Err(); err != nil || ctx.Err() != nil {
+			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets, err)})
+			return
+		}
+		if !endReasoning() {
+			return
+		}
+		if textOpen && !yield(llm.Event{Type: llm.EventTextEnd, ID: chatTextID}) {
+			return
+		}
+		idx := make([]int64, 0, len(calls))
+		for i := range calls {
+			idx = append(idx, i)
+		}
+		slices.Sort(idx)
+		for _, i := range idx {
+			c := calls[i]
+			if !c.started && !startCall(c, i, yield) {
+				return
+			}
+			args := c.args.String()
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			if !yield(llm.Event{Type: llm.EventToolCall, ID: c.id, ToolName: c.name, Input: args}) {
+				return
+			}
+		}
+		yield(llm.Event{Type: llm.EventFinish, Reason: chatReason(finish, len(calls) > 0), Usage: usage})
+	}
+}
+
+// toolDelta merges one tool-call fragment: id and name come from the first
+// fragment that has them and are never overwritten; arguments are joined.
+func toolDelta(calls map[int64]*chatCall, tc sdk.ChatCompletionChunkChoiceDeltaToolCall, yield func(llm.Event) bool) bool {
+	c := calls[tc.Index]
+	if c == nil {
+		c = &chatCall{}
+		calls[tc.Index] = c
+	}
+	if c.id == "" && tc.ID != "" {
+		c.id = tc.ID
+	}
+	if c.name == "" && tc.Function.Name != "" {
+		c.name = tc.Function.Name
+	}
+	if !c.started && c.name != "" {
+		if !startCall(c, tc.Index, yield) {
+			return false
+		}
+	}
+	if a := tc.Function.Arguments; a != "" {
+		c.args.WriteString(a)
+		if c.started {
+			return yield(llm.Event{Type: llm.EventToolInputDelta, ID: c.id, Text: a})
+		}
+	}
+	return true
+}
+
+func startCall(c *chatCall, index int64, yield func(llm.Event) bool) bool {
+	if c.id == "" {
+		// Some servers send no id at all; make one up, stable within the
+		// response.
+		c.id = "call_" + strconv.FormatInt(index, 10)
+	}
+	c.started = true
+	if !yield(llm.Event{Type: llm.EventToolInputStart, ID: c.id, ToolName: c.name}) {
+		return false
+	}
+	if c.args.Len() > 0 {
+		return yield(llm.Event{Type: llm.EventToolInputDelta, ID: c.id, Text: c.args.String()})
+	}
+	return true
+}
+
+// reasoningDelta reads the reasoning text compatible servers put next to
+// content: reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning
+// (OpenRouter, Ollama, LM Studio).
+func reasoningDelta(extra map[string]respjson.Field) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		f, ok := extra[k]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func chatReason(r string, calls bool) llm.FinishReason {
+	switch r {
+	case "tool_calls", "function_call":
+		return llm.FinishToolCalls
+	case "length":
+		return llm.FinishLength
+	case "content_filter":
+		return llm.FinishContentFilter
+	case "stop", "":
+		// Some servers say "stop" (or nothing) after tool calls.
+		if calls {
+			return llm.FinishToolCalls
+		}
+		return llm.FinishStop
+	}
+	return llm.FinishOther
+}
+
+// chatUsage normalises usage: input without cached tokens, output without
+// reasoning tokens.
+func chatUsage(u sdk.CompletionUsage) llm.Usage {
+	cached := u.PromptTokensDetails.CachedTokens
+	if cached == 0 {
+		// DeepSeek reports cache hits in its own field.
+		if f, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok {
+			cached, _ = strconv.ParseInt(f.Raw(), 10, 64)
+		}
+	}
+	reasoning := u.CompletionTokensDetails.ReasoningTokens
+	return llm.Usage{
+		Input:     max(u.PromptTokens-cached, 0),
+		CacheRead: cached,
+		Output:    max(u.CompletionTokens-reasoning, 0),
+		Reasoning: reasoning,
+	}
+}
