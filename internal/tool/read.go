@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -143,14 +144,17 @@ func runRead(ctx context.Context, env Env, call *Call, p readParams) (*Result, e
 }
 
 // notFound is the error for a missing file, with up to three siblings whose
-// names look like the one asked for.
+// names look like the one asked for: one contains the other, they differ
+// only in extension, or by at most two characters.
 func notFound(path string) error {
 	dir, base := filepath.Dir(path), strings.ToLower(filepath.Base(path))
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
 	entries, _ := os.ReadDir(dir)
 	var similar []string
 	for _, e := range entries {
 		n := strings.ToLower(e.Name())
-		if strings.Contains(n, base) || strings.Contains(base, n) {
+		if strings.Contains(n, base) || strings.Contains(base, n) ||
+			strings.TrimSuffix(n, filepath.Ext(n)) == stem || levenshtein(n, base) <= 2 {
 			similar = append(similar, filepath.Join(dir, e.Name()))
 			if len(similar) == 3 {
 				break
@@ -307,7 +311,7 @@ func readLines(path string, offset, limit int) (fileText, error) {
 			line = strings.TrimPrefix(line, "\uFEFF")
 		}
 		line = cutLine(line)
-		n := len(line)
+		n := len(line) + len(strconv.Itoa(t.total)) + 2 // with its "N: " prefix
 		if len(t.lines) > 0 {
 			n++
 		}
