@@ -1,0 +1,179 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/codeloop/codeloop/internal/id"
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/store"
+)
+
+func openSessions(t *testing.T) *Sessions {
+	t.Helper()
+	st, err := store.Open(context.Background(), ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return NewSessions(st, nil, "test")
+}
+
+// addTurn stores a user message and an assistant answer; it returns their
+// ids.
+func addTurn(t *testing.T, s *Sessions, sessionID, question, answer string) (string, string) {
+	t.Helper()
+	ctx := context.Background()
+	u := message.Info{ID: id.Ascending(id.Message), SessionID: sessionID, Role: message.RoleUser, Agent: "build",
+		Model: message.ModelRef{ProviderID: "p", ModelID: "m"}}
+	a := message.Info{ID: id.Ascending(id.Message), SessionID: sessionID, Role: message.RoleAssistant, ParentID: u.ID,
+		Agent: "build", Mode: "build", Finish: "stop"}
+	for _, m := range []struct {
+		info message.Info
+		text string
+	}{{u, question}, {a, answer}} {
+		if err := s.PutMessage(ctx, m.info); err != nil {
+			t.Fatal(err)
+		}
+		p := &message.TextPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: sessionID, MessageID: m.info.ID}, Text: m.text}
+		if err := s.PutPart(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return u.ID, a.ID
+}
+
+func TestForkCopiesMessagesBefore(t *testing.T) {
+	ctx := context.Background()
+	s := openSessions(t)
+	src, err := s.Create(ctx, CreateInput{ProjectID: "p", Directory: "/w", Title: "Work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addTurn(t, s, src.ID, "q1", "a1")
+	u2, _ := addTurn(t, s, src.ID, "q2", "a2")
+
+	fork, err := s.Fork(ctx, src.ID, u2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fork.ID == src.ID || fork.Title != "Work (fork #1)" || fork.ProjectID != "p" {
+		t.Fatalf("fork info: %+v", fork)
+	}
+	msgs, err := s.Messages(ctx, fork.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 {
+		t.Fatalf("fork has %d messages, want 2", len(msgs))
+	}
+	orig, _ := s.Messages(ctx, src.ID)
+	if msgs[0].Info.ID == orig[0].Info.ID || msgs[1].Info.ParentID != msgs[0].Info.ID {
+		t.Fatalf("ids not remapped: %+v", msgs)
+	}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Base().SessionID != fork.ID || p.Base().MessageID != m.Info.ID {
+				t.Errorf("part %s not moved into the fork", p.Base().ID)
+			}
+		}
+	}
+	if got := msgs[1].Parts[0].(*message.TextPart).Text; got != "a1" {
+		t.Errorf("fork answer %q", got)
+	}
+	all, _ := s.Fork(ctx, src.ID, "")
+	if m, _ := s.Messages(ctx, all.ID); len(m) != 4 {
+		t.Errorf("a full fork has %d messages, want 4", len(m))
+	}
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openSessions(t)
+	src, _ := s.Create(ctx, CreateInput{ProjectID: "p", Directory: "/w"})
+	addTurn(t, s, src.ID, "q", "a")
+	if err := s.AddUsage(ctx, src.ID, 0.5, message.Tokens{Input: 10, Output: 2}); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := s.Export(ctx, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	other := openSessions(t)
+	var back Export
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	info, err := other.Import(ctx, back, "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ID != src.ID || info.ProjectID != "q" || info.Cost != 0.5 || info.Tokens.Input != 10 {
+		t.Fatalf("imported info %+v", info)
+	}
+	again, _ := other.Export(ctx, src.ID)
+	again.Info.ProjectID = "p"
+	data2, _ := json.Marshal(again)
+	if string(data) != string(data2) {
+		t.Errorf("export after import differs:\n%s\n%s", data, data2)
+	}
+	// Importing again replaces the session instead of adding to it.
+	if _, err := other.Import(ctx, back, "q"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := other.Messages(ctx, src.ID); len(m) != 2 {
+		t.Errorf("%d messages after a second import, want 2", len(m))
+	}
+}
+
+func TestImportOpenCodeExport(t *testing.T) {
+	data, err := os.ReadFile("../message/testdata/opencode_export.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e Export
+	if err := json.Unmarshal(data, &e); err != nil {
+		t.Fatal(err)
+	}
+	s := openSessions(t)
+	ctx := context.Background()
+	info, err := s.Import(ctx, e, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := s.Messages(ctx, info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != len(e.Messages) || info.Slug != "brave-otter" || info.Title != "Fix the greeting" {
+		t.Fatalf("imported %d messages, info %+v", len(msgs), info)
+	}
+}
+
+func TestDeleteRemovesChildren(t *testing.T) {
+	ctx := context.Background()
+	s := openSessions(t)
+	root, _ := s.Create(ctx, CreateInput{ProjectID: "p"})
+	child, _ := s.Create(ctx, CreateInput{ProjectID: "p", ParentID: root.ID})
+	if !IsDefaultTitle(child.Title) || child.Title[:len(ChildTitlePrefix)] != ChildTitlePrefix {
+		t.Errorf("child title %q", child.Title)
+	}
+	addTurn(t, s, child.ID, "q", "a")
+	if err := s.Delete(ctx, root.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, child.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("child still there: %v", err)
+	}
+	if err := s.Delete(ctx, root.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleting twice: %v", err)
+	}
+}
