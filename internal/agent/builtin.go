@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/prompt"
 )
 
 //go:embed text/*.txt
@@ -19,12 +20,13 @@ func text(name string) string {
 	return string(b)
 }
 
-// Prompts of the built-in agents that have their own, and of agent
+// Prompts of the built-in agents that have their own (the texts shared
+// with the session loop live in the prompt package), and of agent
 // generation.
 var (
-	PromptExplore    = text("explore")
-	PromptCompaction = text("compaction")
-	PromptTitle      = text("title")
+	PromptExplore    = prompt.ExploreSystem()
+	PromptCompaction = prompt.CompactionSystem()
+	PromptTitle      = prompt.TitleSystem()
 	PromptSummary    = text("summary")
 	PromptGenerate   = text("generate")
 )
@@ -119,13 +121,11 @@ func builtins(worktree, plansData string, external []string) []builtin {
 			lock:  planEdit,
 		},
 		{
-			agent: Agent{Name: General, Mode: ModeSubagent,
-				Description: "General-purpose agent for researching complex questions and carrying out multi-step tasks. Use it to run several independent units of work in parallel."},
+			agent: Agent{Name: General, Mode: ModeSubagent, Description: prompt.GeneralDescription()},
 			rules: rules("todowrite", "*", "deny"),
 		},
 		{
-			agent: Agent{Name: Explore, Mode: ModeSubagent, Prompt: PromptExplore,
-				Description: `Fast read-only agent for exploring a codebase. Use it to find files by pattern (e.g. "internal/**/*_test.go"), to search code for keywords (e.g. "where are HTTP routes registered"), or to answer questions about how the code works (e.g. "how is the config merged?"). Say how thorough it should be: "quick", "medium" or "very thorough".`},
+			agent: Agent{Name: Explore, Mode: ModeSubagent, Prompt: PromptExplore, Description: prompt.ExploreDescription()},
 			rules: explore,
 			lock:  rules("edit", "*", "deny", "todowrite", "*", "deny"),
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -68,12 +69,26 @@ func readFront(p string) (*yaml.Node, string, error) {
 	return parseFront(p, data)
 }
 
-// parseFront splits data into frontmatter and body. Errors name the file.
+// parseFront splits data into frontmatter and body. Frontmatter written for
+// Claude Code is often not valid YAML ("argument-hint: [file] [line]",
+// "description: Use when: tests fail"); when it does not parse, top-level
+// values that do not parse on their own are read as plain strings. Errors
+// name the file.
 func parseFront(p string, data []byte) (*yaml.Node, string, error) {
-	var doc yaml.Node
-	body, err := frontmatter.Parse(data, &doc)
+	front, rawBody, found, err := frontmatter.Split(data)
 	if err != nil {
 		return nil, "", &FileError{Path: p, Err: err}
+	}
+	body := string(rawBody)
+	var doc yaml.Node
+	if found {
+		if err := yaml.Unmarshal(front, &doc); err != nil {
+			doc = yaml.Node{}
+			fixed, changed := quoteBadValues(front)
+			if !changed || yaml.Unmarshal(fixed, &doc) != nil {
+				return nil, "", &FileError{Path: p, Err: fmt.Errorf("invalid YAML in frontmatter: %w", err)}
+			}
+		}
 	}
 	var m *yaml.Node
 	switch {
@@ -84,7 +99,29 @@ func parseFront(p string, data []byte) (*yaml.Node, string, error) {
 	default:
 		return nil, "", &FileError{Path: p, Err: fmt.Errorf("the frontmatter must be a mapping of keys to values")}
 	}
-	return m, strings.TrimSpace(string(body)), nil
+	return m, strings.TrimSpace(body), nil
+}
+
+var topKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(\S.*?)\s*$`)
+
+// quoteBadValues rewrites top-level "key: value" lines whose value is not
+// valid YAML on its own as single-quoted strings.
+func quoteBadValues(front []byte) ([]byte, bool) {
+	lines := strings.Split(string(front), "\n")
+	changed := false
+	for i, line := range lines {
+		m := topKeyRE.FindStringSubmatch(strings.TrimSuffix(line, "\r"))
+		if m == nil || strings.HasPrefix(m[2], "|") || strings.HasPrefix(m[2], ">") {
+			continue
+		}
+		var v any
+		if yaml.Unmarshal([]byte("v: "+m[2]), &v) == nil {
+			continue
+		}
+		lines[i] = m[1] + ": '" + strings.ReplaceAll(m[2], "'", "''") + "'"
+		changed = true
+	}
+	return []byte(strings.Join(lines, "\n")), changed
 }
 
 // field returns the value node of key in the mapping m.
