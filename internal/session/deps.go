@@ -113,14 +113,11 @@ type Texts struct {
 	// Title is the system prompt of title generation.
 	Title string
 	// Compaction is the system prompt of the compaction agent when it has
-	// none; CompactionCreate and CompactionUpdate start the request for a
-	// first summary and for updating the previous one (which follows it in
-	// a <previous-summary> block); CompactionTemplate is the summary's
-	// outline.
-	Compaction         string
-	CompactionCreate   string
-	CompactionUpdate   string
-	CompactionTemplate string
+	// none.
+	Compaction string
+	// CompactionPrompt is the request that ends the summariser's history:
+	// write a summary, or update previous when it is not empty.
+	CompactionPrompt func(previous string) string
 	// Continue is the message that resumes work after an automatic
 	// compaction.
 	Continue string
@@ -138,17 +135,8 @@ func DefaultTexts() Texts {
 		Compaction: "You condense a coding session into a summary another assistant will continue from. " +
 			"Write in the language of the conversation. Keep every fact needed to carry on: exact file paths, " +
 			"names, commands, error messages and decisions. Leave out pleasantries and anything already undone.",
-		CompactionCreate: "Write a summary of the conversation so far, following the outline below.",
-		CompactionUpdate: "Bring the summary below up to date with the conversation since it was written, " +
-			"following the outline below. Keep what still holds, change what changed, drop what no longer matters.",
-		CompactionTemplate: "## Goal\n<what the user wants, in one or two sentences>\n\n" +
-			"## Key facts\n<constraints, preferences, decisions and discoveries, one bullet each>\n\n" +
-			"## Progress\n### Done\n<bullets>\n### In progress\n<bullets>\n### Blocked\n<bullets, or none>\n\n" +
-			"## Next step\n<the single most useful thing to do next>\n\n" +
-			"## Files\n<paths that matter, each with why>\n\n" +
-			"Rules: keep every heading; use short bullets; copy identifiers, paths and commands exactly; " +
-			"do not mention that this is a summary.",
-		Continue: "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
+		CompactionPrompt: defaultCompactionPrompt,
+		Continue:         "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
 	}
 }
 
@@ -221,12 +209,14 @@ func (c *Config) check() error {
 		d string
 	}{
 		{&c.Texts.Title, def.Title}, {&c.Texts.Compaction, def.Compaction},
-		{&c.Texts.CompactionCreate, def.CompactionCreate}, {&c.Texts.CompactionUpdate, def.CompactionUpdate},
-		{&c.Texts.CompactionTemplate, def.CompactionTemplate}, {&c.Texts.Continue, def.Continue},
+		{&c.Texts.Continue, def.Continue},
 	} {
 		if *f.v == "" {
 			*f.v = f.d
 		}
+	}
+	if c.Texts.CompactionPrompt == nil {
+		c.Texts.CompactionPrompt = def.CompactionPrompt
 	}
 	if c.MaxRetries <= 0 {
 		c.MaxRetries = 8
@@ -298,4 +288,22 @@ func BuildAgent() *Agent {
 			{Permission: "doom_loop", Pattern: "*", Action: permission.Ask},
 		},
 	}
+}
+
+// defaultCompactionPrompt asks for a summary in a fixed outline, or for the
+// previous summary to be brought up to date.
+func defaultCompactionPrompt(previous string) string {
+	const outline = "## Goal\n<what the user wants, in one or two sentences>\n\n" +
+		"## Key facts\n<constraints, preferences, decisions and discoveries, one bullet each>\n\n" +
+		"## Progress\n### Done\n<bullets>\n### In progress\n<bullets>\n### Blocked\n<bullets, or none>\n\n" +
+		"## Next step\n<the single most useful thing to do next>\n\n" +
+		"## Files\n<paths that matter, each with why>\n\n" +
+		"Rules: keep every heading; use short bullets; copy identifiers, paths and commands exactly; " +
+		"do not mention that this is a summary."
+	if previous == "" {
+		return "Write a summary of the conversation so far, following this outline.\n\n" + outline
+	}
+	return "Bring the summary below up to date with the conversation since it was written, following " +
+		"the same outline. Keep what still holds, change what changed, drop what no longer matters.\n\n" +
+		"<previous-summary>\n" + previous + "\n</previous-summary>\n\n" + outline
 }

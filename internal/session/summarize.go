@@ -245,11 +245,7 @@ func mediaNote(p *message.FilePart) string {
 
 // prompt is the request that ends the summariser's history.
 func (c *compaction) prompt(previous string) string {
-	t := c.e.cfg.Texts
-	if previous == "" {
-		return t.CompactionCreate + "\n\n" + t.CompactionTemplate
-	}
-	return t.CompactionUpdate + "\n\n" + t.CompactionTemplate + "\n\n<previous-summary>\n" + previous + "\n</previous-summary>"
+	return c.e.cfg.Texts.CompactionPrompt(previous)
 }
 
 // replay posts the held-back message again after the summary, with media
