@@ -358,7 +358,8 @@ func renderPart(p message.Part, work string) string {
 		case message.ToolCompleted:
 			s += fmt.Sprintf(" -> %q", clip(strings.ReplaceAll(st.Output, work, "$WORK"), 80))
 		case message.ToolError:
-			s += fmt.Sprintf(" -> error %q", clip(strings.ReplaceAll(st.Error, work, "$WORK"), 120))
+			first, _, _ := strings.Cut(st.Error, "\n")
+			s += fmt.Sprintf(" -> error %q", clip(strings.ReplaceAll(first, work, "$WORK"), 120))
 		}
 		if st.Metadata[message.MetadataInterrupted] == true {
 			s += " interrupted"
@@ -400,7 +401,8 @@ func renderRequests(reqs []llm.Request, work string) string {
 				case llm.PartToolCall:
 					fmt.Fprintf(&b, " call(%s %s)", p.ToolCallID, p.ToolName)
 				case llm.PartToolResult:
-					out := clip(strings.ReplaceAll(p.Output, work, "$WORK"), 40)
+					first, _, _ := strings.Cut(p.Output, "\n")
+					out := clip(strings.ReplaceAll(first, work, "$WORK"), 40)
 					if p.IsError {
 						fmt.Fprintf(&b, " error(%s %q)", p.ToolCallID, out)
 					} else {
