@@ -111,6 +111,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root.AddCommand(
 		newDebugCmd(e),
 		newSchemaCmd(e),
+		newAgentCmd(e),
 	)
 	return root
 }
