@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -177,12 +178,9 @@ func htmlText(doc string) (string, error) {
 			}
 		}
 		if n.Type == html.TextNode {
-			if t := strings.Join(strings.Fields(n.Data), " "); t != "" {
-				if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-					b.WriteByte(' ')
-				}
-				b.WriteString(t)
-			}
+			// Whitespace runs become one space; where the text had none,
+			// none is added ("a <b>b</b>." stays "a b.").
+			b.WriteString(collapseSpace(n.Data))
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c)
@@ -191,9 +189,27 @@ func htmlText(doc string) (string, error) {
 	walk(root)
 	var lines []string
 	for _, l := range strings.Split(b.String(), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
 			lines = append(lines, l)
 		}
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// collapseSpace replaces every run of white space in s by one space.
+func collapseSpace(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
