@@ -23,9 +23,9 @@ func SanitizeToolID(id string) string {
 // body always encodes.
 func ValidText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-// DropEmpty removes what some APIs reject: empty text parts, reasoning parts
-// with neither text, signature, redacted nor encrypted data, and messages
-// left with no parts. The input is not modified.
+// DropEmpty removes what some APIs reject: empty unsigned text parts,
+// reasoning parts with neither text, signature, redacted nor encrypted
+// data, and messages left with no parts. The input is not modified.
 func DropEmpty(msgs []Message) []Message {
 	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
@@ -33,7 +33,9 @@ func DropEmpty(msgs []Message) []Message {
 		for _, p := range m.Parts {
 			switch p.Type {
 			case PartText:
-				if strings.TrimSpace(p.Text) == "" {
+				// A signed empty part (Gemini) must go back for its
+				// signature.
+				if strings.TrimSpace(p.Text) == "" && p.Signature == "" {
 					continue
 				}
 			case PartReasoning:

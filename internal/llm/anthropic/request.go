@@ -174,6 +174,9 @@ func convertMessages(msgs []llm.Message) []sdk.MessageParam {
 func convertPart(p llm.Part, role sdk.MessageParamRole) (sdk.ContentBlockParamUnion, bool) {
 	switch p.Type {
 	case llm.PartText:
+		if strings.TrimSpace(p.Text) == "" {
+			return sdk.ContentBlockParamUnion{}, false
+		}
 		return sdk.NewTextBlock(llm.ValidText(p.Text)), true
 	case llm.PartFile:
 		return fileBlock(p)

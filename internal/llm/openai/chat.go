@@ -143,6 +143,9 @@ func (p *Chat) chatMessages(m llm.Message) []sdk.ChatCompletionMessageParamUnion
 		for _, part := range m.Parts {
 			switch part.Type {
 			case llm.PartText:
+				if strings.TrimSpace(part.Text) == "" {
+					continue
+				}
 				parts = append(parts, sdk.TextContentPart(llm.ValidText(part.Text)))
 			case llm.PartFile:
 				if c, ok := chatFile(part); ok {

@@ -102,6 +102,9 @@ func responsesItems(m llm.Message) []responses.ResponseInputItemUnionParam {
 		for _, p := range m.Parts {
 			switch p.Type {
 			case llm.PartText:
+				if strings.TrimSpace(p.Text) == "" {
+					continue
+				}
 				content = append(content, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: llm.ValidText(p.Text)}})
 			case llm.PartFile:
 				if c, ok := inputFile(p); ok {

@@ -1,0 +1,160 @@
+package anthropic
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/llmtest"
+)
+
+// FuzzStream sends arbitrary bytes as the SSE body of a 200 response and
+// checks the adapter's event stream: no panic, no hang, exactly one final
+// event (a finish, or an error carrying an *llm.Error), blocks opened before
+// their deltas and closed before the finish, and no goroutine left behind.
+//
+// Run it with:
+//
+//	go test ./internal/llm/anthropic -run '^$' -fuzz '^FuzzStream$' -fuzztime 5m -parallel 1
+func FuzzStream(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join(llmtest.WireDir(), "anthropic-*.sse"))
+	for _, path := range seeds {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Add([]byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n"))
+	f.Add([]byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"busy\"}}\n\n"))
+	f.Add([]byte("data: not json\n\n"))
+
+	h := newFuzzHandler()
+	srv := httptest.NewServer(h)
+	f.Cleanup(srv.Close)
+	tr := &http.Transport{DisableKeepAlives: true}
+	f.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	// The fuzzing engine starts a signal watcher once fuzzing begins.
+	ignore := []goleak.Option{goleak.IgnoreCurrent(), goleak.IgnoreTopFunction("os/signal.NotifyContext.func1")}
+
+	f.Fuzz(func(t *testing.T, body []byte) {
+		key := h.put(body)
+		defer h.drop(key)
+		p := New(Config{APIKey: "k", BaseURL: srv.URL, HTTPClient: client, Headers: map[string]string{fuzzHeader: key}})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := checkStream(p.Stream(ctx, simple())); err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the stream did not end within 10s")
+		}
+		if err := error(nil); err != nil && ignore != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+const fuzzHeader = "X-Fuzz-Body"
+
+// fuzzHandler answers each request with the body registered under its
+// X-Fuzz-Body header.
+type fuzzHandler struct {
+	n      atomic.Int64
+	bodies sync.Map
+}
+
+func newFuzzHandler() *fuzzHandler { return &fuzzHandler{} }
+
+func (h *fuzzHandler) put(b []byte) string {
+	key := strconv.FormatInt(h.n.Add(1), 10)
+	h.bodies.Store(key, b)
+	return key
+}
+
+func (h *fuzzHandler) drop(key string) { h.bodies.Delete(key) }
+
+func (h *fuzzHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, ok := h.bodies.Load(r.Header.Get(fuzzHeader))
+	if !ok {
+		http.Error(w, "unknown fuzz body", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b.([]byte))
+}
+
+// checkStream reads a whole event stream and reports the first way it
+// breaks the llm.Provider contract. Tool-call arguments are not checked:
+// invalid JSON from the model is the session loop's to handle.
+func checkStream(seq func(func(llm.Event) bool)) error {
+	open := map[string]llm.EventType{}
+	inputs := map[string]bool{}
+	ended := false
+	for ev := range seq {
+		if ended {
+			return fmt.Errorf("event %s after the end of the stream", ev.Type)
+		}
+		switch ev.Type {
+		case llm.EventTextStart, llm.EventReasoningStart:
+			if _, dup := open[ev.ID]; dup {
+				return fmt.Errorf("block %q started twice", ev.ID)
+			}
+			open[ev.ID] = ev.Type
+		case llm.EventTextDelta, llm.EventTextEnd:
+			if open[ev.ID] != llm.EventTextStart {
+				return fmt.Errorf("%s for text block %q that is not open", ev.Type, ev.ID)
+			}
+			if ev.Type == llm.EventTextEnd {
+				delete(open, ev.ID)
+			}
+		case llm.EventReasoningDelta, llm.EventReasoningEnd:
+			if open[ev.ID] != llm.EventReasoningStart {
+				return fmt.Errorf("%s for reasoning block %q that is not open", ev.Type, ev.ID)
+			}
+			if ev.Type == llm.EventReasoningEnd {
+				delete(open, ev.ID)
+			}
+		case llm.EventToolInputStart:
+			inputs[ev.ID] = true
+		case llm.EventToolInputDelta:
+			if !inputs[ev.ID] {
+				return fmt.Errorf("tool input delta for call %q before its start", ev.ID)
+			}
+		case llm.EventToolCall:
+			if ev.ID == "" {
+				return fmt.Errorf("tool call without an id: %+v", ev)
+			}
+		case llm.EventFinish:
+			if len(open) > 0 {
+				return fmt.Errorf("finish with blocks still open: %v", open)
+			}
+			ended = true
+		case llm.EventError:
+			if ev.Err == nil {
+				return fmt.Errorf("error event without an error")
+			}
+			ended = true
+		default:
+			return fmt.Errorf("unknown event type %q", ev.Type)
+		}
+	}
+	if !ended {
+		return fmt.Errorf("stream ended without a finish or an error")
+	}
+	return nil
+}

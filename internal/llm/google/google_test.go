@@ -1,0 +1,194 @@
+package google
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/llmtest"
+)
+
+const testKey = "AIzaTest0123456789abcdefghij"
+
+func newTest(t *testing.T, h http.HandlerFunc) (*Provider, *llmtest.Server) {
+	t.Helper()
+	srv := llmtest.NewServer(t, h)
+	p := New(Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: llmtest.HTTPClient(t)})
+	return p, srv
+}
+
+func simple() *llm.Request {
+	return &llm.Request{Model: "gemini-2.5-flash", Messages: []llm.Message{
+		{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: "Hello"}}},
+	}}
+}
+
+func TestFixtures(t *testing.T) {
+	tests := []struct {
+		file   string
+		reason llm.FinishReason
+	}{
+		{"gemini-text.sse", llm.FinishStop},
+		{"gemini-text-cookbook.sse", llm.FinishStop},
+		{"gemini-function-call.sse", llm.FinishToolCalls},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			p, srv := newTest(t, llmtest.SSE(llmtest.Wire(t, tt.file)))
+			r := llmtest.Collect(p.Stream(context.Background(), simple()))
+			if r.Err != nil && r.Err.Kind == "malformed" {
+				t.Fatal(r.Err)
+			}
+			llmtest.CheckExpected(t, r, llmtest.LoadExpected(t, tt.file), tt.reason)
+			req := srv.Requests()[0]
+			if req.Path != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" || req.RawQuery != "alt=sse" {
+				t.Errorf("request to %s?%s", req.Path, req.RawQuery)
+			}
+			if req.Header.Get("x-goog-api-key") != testKey {
+				t.Errorf("key header = %q", req.Header.Get("x-goog-api-key"))
+			}
+		})
+	}
+}
+
+func TestRequestShape(t *testing.T) {
+	p, srv := newTest(t, llmtest.SSE(llmtest.Wire(t, "gemini-text.sse")))
+	req := llmtest.Conversation("gemini-3-pro-preview")
+	// A Gemini signature on the earlier call, as this adapter reports it.
+	req.Messages[1].Parts[0].Signature = "CiQBVKhc7vB+vaaq6rA2a1P2ZD9tQm4fYk4WqZ3pLx8hNqR0ZwE="
+	req.Options.Reasoning = &llm.Reasoning{Effort: "high"}
+	if r := llmtest.Collect(p.Stream(context.Background(), req)); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	body := srv.Requests()[0].Body
+	llmtest.Golden(t, "request.golden.json", body)
+	if !strings.Contains(string(body), `"thoughtSignature":"CiQBVKhc7vB+vaaq6rA2a1P2ZD9tQm4fYk4WqZ3pLx8hNqR0ZwE="`) {
+		t.Error("thought signature not sent back byte for byte")
+	}
+}
+
+func TestUnsignedCallOnGemini3(t *testing.T) {
+	p, srv := newTest(t, llmtest.SSE(llmtest.Wire(t, "gemini-text.sse")))
+	req := llmtest.Conversation("gemini-3-pro-preview")
+	req.Messages[1].Parts[0].Signature = "" // history from another model
+	llmtest.Collect(p.Stream(context.Background(), req))
+	var body struct {
+		Contents []struct {
+			Role  string           `json:"role"`
+			Parts []map[string]any `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range body.Contents {
+		for _, part := range c.Parts {
+			if part["functionCall"] != nil {
+				found = true
+				if part["thoughtSignature"] == nil {
+					t.Error("unsigned call sent to Gemini 3 without the placeholder signature")
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no function call in the request")
+	}
+}
+
+func TestReasoningStream(t *testing.T) {
+	body := "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Plan: \",\"thought\":true}]}}]}\r\n\r\n" +
+		"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"answer.\",\"thought\":true,\"thoughtSignature\":\"c2lnMQ==\"}]}}]}\r\n\r\n" +
+		"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Done\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":100,\"cachedContentTokenCount\":60,\"candidatesTokenCount\":5,\"thoughtsTokenCount\":9}}\r\n\r\n"
+	p, _ := newTest(t, llmtest.SSE([]byte(body)))
+	r := llmtest.Collect(p.Stream(context.Background(), simple()))
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r.Reasoning != "Plan: answer." || r.Signature != "c2lnMQ==" || r.Text != "Done" {
+		t.Errorf("reasoning %q sig %q text %q", r.Reasoning, r.Signature, r.Text)
+	}
+	want := llm.Usage{Input: 40, CacheRead: 60, Output: 5, Reasoning: 9}
+	if r.Finish.Usage != want {
+		t.Errorf("usage = %+v, want %+v", r.Finish.Usage, want)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	date := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
+	partial := llmtest.Wire(t, "gemini-text.sse")[:900]
+	tests := []struct {
+		name     string
+		h        http.HandlerFunc
+		kind     llm.ErrorKind
+		min, max time.Duration
+	}{
+		{"400 bad key", llmtest.Status(400, nil, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`), llm.ErrAuth, 0, 0},
+		{"401", llmtest.Status(401, nil, `{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}`), llm.ErrAuth, 0, 0},
+		{"403", llmtest.Status(403, nil, `{"error":{"code":403,"message":"Permission denied.","status":"PERMISSION_DENIED"}}`), llm.ErrAuth, 0, 0},
+		{"429 retry info", llmtest.Status(429, nil, `{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}`), llm.ErrRetryable, 37 * time.Second, 37 * time.Second},
+		{"429 retry-after-ms", llmtest.Status(429, map[string]string{"retry-after-ms": "900"}, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`), llm.ErrRetryable, 0, 0},
+		{"429 retry-after date", llmtest.Status(429, map[string]string{"retry-after": date}, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`), llm.ErrRetryable, 0, 0},
+		{"500", llmtest.Status(500, nil, `{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}`), llm.ErrRetryable, 0, 0},
+		{"503 overloaded", llmtest.Status(503, nil, `{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`), llm.ErrRetryable, 0, 0},
+		{"overflow", llmtest.Status(400, nil, `{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}`), llm.ErrContextOverflow, 0, 0},
+		{"mid-stream error", llmtest.SSE(append(append([]byte{}, partial[:strings.LastIndex(string(partial), "\r\n\r\n")+4]...),
+			[]byte("data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded.\",\"status\":\"UNAVAILABLE\"}}\r\n\r\n")...)), llm.ErrRetryable, 0, 0},
+		{"connection reset", llmtest.ResetAfter(partial), llm.ErrRetryable, 0, 0},
+		{"truncated", llmtest.SSE(partial[:strings.LastIndex(string(partial), "\r\n\r\n")+4]), llm.ErrRetryable, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := newTest(t, tt.h)
+			r := llmtest.Collect(p.Stream(context.Background(), simple()))
+			if r.Err == nil {
+				t.Fatalf("no error; events %+v", r.Events)
+			}
+			if r.Err.Kind != tt.kind {
+				t.Fatalf("kind = %q, want %q (%v)", r.Err.Kind, tt.kind, r.Err)
+			}
+			// genai hides response headers on errors; only RetryInfo in the
+			// body gives a delay.
+			if tt.max > 0 && (r.Err.RetryAfter < tt.min || r.Err.RetryAfter > tt.max) {
+				t.Errorf("retry after = %v, want [%v, %v]", r.Err.RetryAfter, tt.min, tt.max)
+			}
+			if strings.Contains(r.Err.Error(), testKey) {
+				t.Errorf("error leaks the key: %v", r.Err)
+			}
+		})
+	}
+}
+
+func TestCancel(t *testing.T) {
+	// opencensus, a dependency of the SDK, starts a worker at init.
+	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start")) })
+	p, _ := newTest(t, llmtest.Hang(llmtest.Wire(t, "gemini-text.sse")[:900]))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var at time.Time
+	var last llm.Event
+	for ev := range p.Stream(ctx, simple()) {
+		last = ev
+		if ev.Type == llm.EventTextDelta && at.IsZero() {
+			at = time.Now()
+			cancel()
+		}
+	}
+	if at.IsZero() {
+		t.Fatal("no text before the hang")
+	}
+	t.Logf("stream ended %v after cancel", time.Since(at))
+	if time.Since(at) > 2*time.Second {
+		t.Error("stream did not end promptly")
+	}
+	if last.Type != llm.EventError || last.Err.Kind != llm.ErrCanceled {
+		t.Errorf("last event = %+v", last)
+	}
+}
