@@ -86,13 +86,22 @@ func shellFor(env Env) string {
 	return "/bin/sh"
 }
 
-// analyzeBash splits command into permission patterns; without an analyser
-// the whole command is the pattern and only it is approved by "always".
+// analyzeBash splits command into permission patterns, with
+// permission.AnalyzeBash unless env overrides it. Paths only known at run
+// time are left out: such commands are marked unanalysable by the
+// analysis where it matters.
 func analyzeBash(env Env, command string) BashAnalysis {
 	if env.AnalyzeBash != nil {
 		return env.AnalyzeBash(command)
 	}
-	return BashAnalysis{Patterns: []string{command}, Always: []string{command}}
+	a := permission.AnalyzeBash(command)
+	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason}
+	for _, p := range a.Paths {
+		if !p.Dynamic {
+			out.Paths = append(out.Paths, p.Path)
+		}
+	}
+	return out
 }
 
 func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, error) {

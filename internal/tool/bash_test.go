@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/permission"
 )
 
 func TestBash(t *testing.T) {
@@ -279,13 +281,24 @@ func TestBashPermissions(t *testing.T) {
 	realOutside, _ := filepath.EvalSymlinks(outside)
 	env := testEnv(t)
 	env.Shell = "/bin/sh"
-	// Without an analyser the whole command is the pattern.
-	call, asker := newCall(t, "bash", dir, map[string]any{"command": "echo hi && ls"})
+	// By default the permission analysis splits the command; a path
+	// argument outside the project asks external_directory first.
+	call, asker := newCall(t, "bash", dir, map[string]any{"command": "echo hi && ls " + outside})
 	if _, err := toolByID(t, env, "bash").Run(context.Background(), call); err != nil {
 		t.Fatal(err)
 	}
-	if r := asker.requests("bash"); len(r) != 1 || !slices.Equal(r[0].Patterns, []string{"echo hi && ls"}) {
+	if r := asker.requests("bash"); len(r) != 1 || !slices.Equal(r[0].Patterns, []string{"echo hi", "ls " + outside}) ||
+		!slices.Equal(r[0].Always, []string{"echo *", "ls *"}) {
 		t.Errorf("bash asks %+v", r)
+	}
+	if r := asker.requests("external_directory"); len(r) != 1 || r[0].Patterns[0] != filepath.ToSlash(realOutside)+"/*" {
+		t.Errorf("external_directory asks %+v", r)
+	}
+	// A deny rule matching one of the commands refuses the whole call.
+	call, asker = newCall(t, "bash", dir, map[string]any{"command": "echo ok; rm -rf x"})
+	asker.rules = permission.Ruleset{{Permission: "bash", Pattern: "rm *", Action: permission.Deny}}
+	if _, err := toolByID(t, env, "bash").Run(context.Background(), call); err == nil {
+		t.Error("a denied command ran")
 	}
 	// With one, its patterns and path arguments are used; paths and a
 	// workdir outside the project ask external_directory first.

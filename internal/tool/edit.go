@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/permission"
@@ -106,10 +105,4 @@ func editContent(content, oldString, newString string, replaceAll bool) (string,
 
 func toCRLF(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
-}
-
-// fileExists reports whether path names an existing file or directory.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -23,7 +23,7 @@ type Env struct {
 	// read appends to its output inside <system-reminder> tags.
 	Instructions func(ctx context.Context, call *Call, filePath string) []string
 	// AnalyzeBash splits a shell command into the permission patterns it
-	// needs; nil asks for the whole command text.
+	// needs; nil means permission.AnalyzeBash.
 	AnalyzeBash func(command string) BashAnalysis
 
 	// Shell runs bash commands; empty means $SHELL when it is a POSIX
