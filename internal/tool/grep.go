@@ -175,7 +175,9 @@ func runGrep(ctx context.Context, env Env, call *Call, p grepParams) (*Result, e
 	return &Result{
 		Title:    p.Pattern,
 		Output:   out,
-		Metadata: map[string]any{"matches": len(ms), "truncated": shown < len(ms)},
+		// "limited", not "truncated": a hundred long lines can still exceed
+		// the output limits, so the usual truncation must still apply.
+		Metadata: map[string]any{"matches": len(ms), "limited": shown < len(ms)},
 	}, nil
 }
 

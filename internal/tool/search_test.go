@@ -191,6 +191,16 @@ func TestGrepErrorsAndLimit(t *testing.T) {
 		!strings.HasSuffix(res.Output, "(Results are truncated: 50 more matches not shown. Use a more specific path, pattern or include.)") {
 		t.Errorf("output %s", cutForLog(res.Output))
 	}
+	// The match limit does not replace the output limits.
+	small := testEnv(t)
+	small.Truncator.Limits = Limits{MaxBytes: 500}
+	res, err = run(t, small, "grep", dir, map[string]any{"pattern": "match"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metadata["truncated"] != true || len(res.Output) > 1000 || res.Metadata["limited"] != true {
+		t.Errorf("metadata %v, output of %d bytes", res.Metadata, len(res.Output))
+	}
 	if _, err := run(t, env, "grep", dir, map[string]any{"pattern": "a("}); err == nil || !strings.Contains(err.Error(), "invalid regular expression") {
 		t.Errorf("error %v for a bad pattern", err)
 	}
