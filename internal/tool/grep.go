@@ -173,8 +173,8 @@ func runGrep(ctx context.Context, env Env, call *Call, p grepParams) (*Result, e
 	}
 	out, shown := formatMatches(ms)
 	return &Result{
-		Title:    p.Pattern,
-		Output:   out,
+		Title:  p.Pattern,
+		Output: out,
 		// "limited", not "truncated": a hundred long lines can still exceed
 		// the output limits, so the usual truncation must still apply.
 		Metadata: map[string]any{"matches": len(ms), "limited": shown < len(ms)},

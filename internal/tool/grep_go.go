@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"regexp"
 	"runtime"
@@ -21,7 +22,14 @@ func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
 		quick = nil
 	}
 	if q.file {
-		return q.searchFile(q.root, quick, true)
+		data, err := os.ReadFile(q.root)
+		if err != nil {
+			return nil, err
+		}
+		if i := bytes.IndexByte(data, 0); i >= 0 {
+			data = data[:i] // a named file is searched up to its first NUL
+		}
+		return q.searchData(q.root, data, quick), nil
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	paths := make(chan string, 256)
@@ -45,8 +53,11 @@ func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
 	)
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		g.Go(func() error {
+			var buf []byte
 			for path := range paths {
-				ms, err := q.searchFile(path, quick, false)
+				var ms []grepMatch
+				var err error
+				ms, buf, err = q.searchFileBuf(path, quick, buf)
 				if err != nil || len(ms) == 0 {
 					continue
 				}
@@ -63,22 +74,41 @@ func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
 	return all, nil
 }
 
-// searchFile returns the matching lines of one file. Files with a NUL byte
-// are binary and skipped, as ripgrep skips them; an explicitly named file
-// is searched all the same up to its first NUL.
-func (q *grepQuery) searchFile(path string, quick *regexp.Regexp, explicit bool) ([]grepMatch, error) {
-	data, err := os.ReadFile(path)
+// searchFileBuf returns the matching lines of one file, reading it into
+// buf (grown as needed and returned for reuse). Files with a NUL byte are
+// binary and skipped, as ripgrep skips them.
+func (q *grepQuery) searchFileBuf(path string, quick *regexp.Regexp, buf []byte) ([]grepMatch, []byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, buf, err
 	}
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		if !explicit {
-			return nil, nil
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
 		}
-		data = data[:i]
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			f.Close()
+			return nil, buf, err
+		}
 	}
+	f.Close()
+	if bytes.IndexByte(buf, 0) >= 0 {
+		return nil, buf, nil
+	}
+	return q.searchData(path, buf, quick), buf, nil
+}
+
+// searchData returns the lines of data that match, each matched on its
+// own; quick, when set, rules out data without any match first.
+func (q *grepQuery) searchData(path string, data []byte, quick *regexp.Regexp) []grepMatch {
 	if quick != nil && !quick.Match(data) {
-		return nil, nil
+		return nil
 	}
 	var ms []grepMatch
 	for n, rest := 1, data; len(rest) > 0; n++ {
@@ -92,5 +122,5 @@ func (q *grepQuery) searchFile(path string, quick *regexp.Regexp, explicit bool)
 			ms = append(ms, grepMatch{path: path, line: n, text: strings.TrimSuffix(string(line), "\r")})
 		}
 	}
-	return ms, nil
+	return ms
 }

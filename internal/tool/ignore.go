@@ -33,9 +33,13 @@ const (
 type ignoreRules [numKinds][]gitignore.Pattern
 
 // with returns rules extended by the ignore files of dir (path components
-// comps); inRepo says whether .gitignore files count there.
-func (r ignoreRules) with(dir string, comps []string, inRepo, repoRoot bool) ignoreRules {
+// comps); inRepo says whether .gitignore files count there. has, when not
+// nil, tells which names dir holds, to spare opening absent files.
+func (r ignoreRules) with(dir string, comps []string, inRepo, repoRoot bool, has func(string) bool) ignoreRules {
 	add := func(kind int, file string) {
+		if has != nil && !has(strings.SplitN(file, string(filepath.Separator), 2)[0]) {
+			return
+		}
 		ps := readIgnore(filepath.Join(dir, file), comps)
 		if len(ps) > 0 {
 			r[kind] = append(slices.Clip(r[kind]), ps...)
@@ -139,7 +143,7 @@ func walkFiles(ctx context.Context, root string, opts walkOptions, fn func(path 
 	for i := len(ancestors) - 1; i >= 0; i-- {
 		d := ancestors[i]
 		inRepo := repoRoot != "" && within(repoRoot, d)
-		rules = rules.with(d, components(d), inRepo, d == repoRoot)
+		rules = rules.with(d, components(d), inRepo, d == repoRoot, nil)
 	}
 	w := &walker{ctx: ctx, opts: opts, fn: fn}
 	err := w.dir(root, components(root), rules, repoRoot != "")
@@ -163,15 +167,23 @@ func (w *walker) dir(dir string, comps []string, rules ignoreRules, inRepo bool)
 	if err != nil {
 		return nil // unreadable directories are skipped, as ripgrep does
 	}
-	isRoot := false
+	isRoot, hasIgnore := false, false
 	for _, e := range entries {
-		if e.Name() == ".git" {
+		switch e.Name() {
+		case ".git":
 			isRoot = true
-			break
+		case ".gitignore", ".ignore", ".rgignore":
+			hasIgnore = true
 		}
 	}
 	inRepo = inRepo || isRoot
-	rules = rules.with(dir, comps, inRepo, isRoot)
+	if isRoot || hasIgnore {
+		has := func(name string) bool {
+			_, found := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+			return found
+		}
+		rules = rules.with(dir, comps, inRepo, isRoot, has)
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" {
