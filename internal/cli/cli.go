@@ -112,6 +112,10 @@ func newRootCmd(e *env) *cobra.Command {
 		newDebugCmd(e),
 		newSchemaCmd(e),
 		newAgentCmd(e),
+		newRunCmd(e),
+		newSessionCmd(e),
+		newExportCmd(e),
+		newImportCmd(e),
 	)
 	return root
 }

@@ -199,10 +199,17 @@ func tokens(u llm.Usage) message.Tokens {
 	}
 }
 
+// startBlock opens a text or reasoning part and publishes it before any
+// of its deltas, so watchers know what the deltas belong to.
 func (p *processor) startBlock(streamID string, reasoning bool) message.Part {
 	p.w.mu.Lock()
-	defer p.w.mu.Unlock()
-	return p.startBlockLocked(streamID, reasoning)
+	_, existed := p.open[streamID]
+	part := p.startBlockLocked(streamID, reasoning)
+	p.w.mu.Unlock()
+	if !existed {
+		p.w.flush(true)
+	}
+	return part
 }
 
 func (p *processor) startBlockLocked(streamID string, reasoning bool) message.Part {
@@ -229,7 +236,9 @@ func (p *processor) delta(streamID, text string, reasoning bool) {
 	p.w.mu.Lock()
 	part, ok := p.open[streamID]
 	if !ok {
-		part = p.startBlockLocked(streamID, reasoning)
+		p.w.mu.Unlock()
+		part = p.startBlock(streamID, reasoning)
+		p.w.mu.Lock()
 	}
 	p.w.appendText(part, text)
 	p.w.mu.Unlock()

@@ -1,0 +1,281 @@
+// Package app wires codeloop's services together for one project
+// directory: the config, the store, the bus, the model providers, the
+// agents, the tools (built-in, task, skill, MCP), the permission service,
+// the system prompt builder and the session engine.
+//
+// It imports the core packages; the command line, the server and the TUI
+// import it.
+package app
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/agent"
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/mcp"
+	"github.com/codeloop/codeloop/internal/paths"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/prompt"
+	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/skill"
+	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/task"
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+// Options say where and how the app runs.
+type Options struct {
+	Dir     string // the working directory
+	Dirs    paths.Dirs
+	Getenv  func(string) string
+	Log     *slog.Logger
+	Version string
+	// AutoApprove answers permission asks "once" by itself; NonInteractive
+	// rejects the asks nobody can answer.
+	AutoApprove    bool
+	NonInteractive bool
+	// NoMCP skips connecting MCP servers.
+	NoMCP bool
+	// MCPWait is how long Open waits for MCP servers to connect.
+	MCPWait time.Duration
+}
+
+// App is one project's running services.
+type App struct {
+	Dir, Worktree string
+	ProjectID     string
+	Config        *config.Loaded
+	Store         *store.Store
+	Bus           *bus.Bus
+	Agents        *agent.Registry
+	Permissions   *permission.Service
+	Sessions      *session.Sessions
+	Engine        *session.Engine
+	MCP           *mcp.Manager
+
+	closers []func() error
+}
+
+// Open starts the services for opts.Dir.
+func Open(ctx context.Context, opts Options) (a *App, err error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: dir, Getenv: opts.Getenv, Dirs: opts.Dirs})
+	if err != nil {
+		return nil, err
+	}
+	cfg := loaded.Config
+	a = &App{Dir: dir, Worktree: loaded.Worktree, Config: loaded, Bus: bus.New(0)}
+	defer func() {
+		if err != nil {
+			_ = a.Close()
+		}
+	}()
+	if err := opts.Dirs.Ensure(); err != nil {
+		return nil, err
+	}
+
+	dbPath := opts.Dirs.Database()
+	if v := firstEnv(opts.Getenv, "CODELOOP_DB", "OPENCODE_DB"); v != "" {
+		dbPath = v
+		if v != ":memory:" && !filepath.IsAbs(v) {
+			dbPath = filepath.Join(opts.Dirs.Data, v)
+		}
+	}
+	if a.Store, err = store.Open(ctx, dbPath); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.Store.Close)
+	git := exists(filepath.Join(a.Worktree, ".git"))
+	a.ProjectID = projectID(ctx, a.Worktree, git)
+	now := time.Now().UnixMilli()
+	vcs := ""
+	if git {
+		vcs = "git"
+	}
+	if err := a.Store.PutProject(ctx, store.Project{ID: a.ProjectID, Worktree: a.Worktree, VCS: vcs, TimeCreated: now, TimeUpdated: now}); err != nil {
+		return nil, err
+	}
+
+	noClaude := envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE")
+	skills := skill.Discover(skill.Options{
+		Home: opts.Dirs.Home, ConfigDirs: loaded.Dirs, Dir: dir, Worktree: a.Worktree, Paths: cfg.Skills.Paths,
+		NoClaude:   noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_SKILLS"),
+		NoExternal: envTrue(opts.Getenv, "DISABLE_EXTERNAL_SKILLS"), Log: opts.Log,
+	})
+	var skillDirs []string
+	for _, sk := range skills.All() {
+		skillDirs = append(skillDirs, sk.Dir)
+	}
+	if a.Agents, err = agent.Load(ctx, agent.Options{
+		Config: cfg, ConfigDirs: loaded.Dirs, Worktree: a.Worktree, Cwd: dir, Dirs: opts.Dirs,
+		AllowedDirs: slices.Compact(skillDirs), NoClaudeCode: noClaude,
+	}); err != nil {
+		return nil, err
+	}
+	for _, w := range a.Agents.Warnings() {
+		opts.Log.Warn("agent definition", "err", w)
+	}
+
+	a.Permissions = permission.NewService(a.Bus, a.Store, permission.Options{
+		ProjectID: a.ProjectID, AutoApprove: opts.AutoApprove, NonInteractive: opts.NonInteractive,
+	})
+
+	builder := prompt.NewBuilder(prompt.Options{
+		Dir: dir, Worktree: a.Worktree, Git: git, Home: opts.Dirs.Home,
+		GlobalFiles: prompt.DefaultGlobalFiles(opts.Dirs, opts.Getenv), Instructions: cfg.Instructions,
+		NoClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_PROMPT"), Log: opts.Log,
+	})
+	if !opts.NoMCP && len(cfg.MCP) > 0 {
+		a.MCP = mcp.Start(cfg.MCP, mcp.Options{Dir: dir, Bus: a.Bus, Logger: opts.Log,
+			Auth: mcp.NewAuthStore(opts.Dirs.MCPAuth()), ClientVersion: opts.Version})
+		a.closers = append(a.closers, a.MCP.Close)
+		wait := opts.MCPWait
+		if wait <= 0 {
+			wait = 10 * time.Second
+		}
+		a.MCP.WaitReady(ctx, wait)
+	}
+
+	run := &runner{}
+	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
+	nested := prompt.NewNested(builder)
+	builtin := tool.Builtins(tool.Env{
+		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: tool.NewQuestions(a.Bus),
+		Instructions: nested.Instructions,
+		AnalyzeBash: func(cmd string) tool.BashAnalysis {
+			an := permission.AnalyzeBash(cmd)
+			out := tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Unanalysable: an.Unanalysable, Reason: an.Reason}
+			for _, p := range an.Paths {
+				out.Paths = append(out.Paths, p.Path)
+			}
+			return out
+		},
+		Shell: cfg.Shell, Getenv: opts.Getenv,
+	})
+	depth := 0
+	if cfg.SubagentDepth != nil {
+		depth = *cfg.SubagentDepth
+	}
+	builtin = append(builtin,
+		task.New(task.Options{Agents: a.Agents, Runner: run, Depth: depth, PrimaryTools: cfg.Experimental.PrimaryTools}),
+		skill.NewTool(skills),
+	)
+
+	md := newModels(cfg, opts.Getenv, opts.Dirs.Auth())
+	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
+	a.Engine, err = session.New(session.Config{
+		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
+		Tools:       &tools{builtin: builtin, mcp: a.MCP},
+		Permissions: a.Permissions,
+		System:      &system{b: builder, skills: skills, mcp: a.MCP},
+		Reminders:   reminders{},
+		Texts: session.Texts{
+			MaxSteps: prompt.MaxSteps(), Title: prompt.TitleSystem(), Compaction: prompt.CompactionSystem(),
+			CompactionPrompt: prompt.CompactionPrompt, Continue: prompt.CompactionContinue(),
+		},
+		ProjectID: a.ProjectID, Directory: dir, Worktree: a.Worktree,
+		Compaction: session.Compaction{
+			Auto: compactionAuto(cfg, opts.Getenv), Prune: cfg.Compaction.Prune, TailTurns: cfg.Compaction.TailTurns,
+			PreserveRecentTokens: cfg.Compaction.PreserveRecentTokens, Reserved: cfg.Compaction.Reserved,
+		},
+		ToolResultMedia:  md.mediaInResults,
+		ContinueOnReject: cfg.Experimental.ContinueLoopOnDeny != nil && *cfg.Experimental.ContinueLoopOnDeny,
+		Log:              opts.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	run.mu.Lock()
+	run.eng = a.Engine
+	run.mu.Unlock()
+	a.closers = append(a.closers, func() error { a.Engine.Close(); return nil })
+	return a, nil
+}
+
+// Close stops the engine (aborting running loops after they saved their
+// state), the MCP servers and the store.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}
+
+func compactionAuto(cfg *config.Config, getenv func(string) string) *bool {
+	if envTrue(getenv, "DISABLE_AUTOCOMPACT") {
+		off := false
+		return &off
+	}
+	return cfg.Compaction.Auto
+}
+
+// projectID identifies a project across clones: the first root commit of
+// a git repository, a hash of the worktree path for a repository without
+// commits, "global" outside git.
+func projectID(ctx context.Context, worktree string, git bool) string {
+	if !git {
+		return "global"
+	}
+	cmd := exec.CommandContext(ctx, "git", "rev-list", "--max-parents=0", "--all")
+	cmd.Dir = worktree
+	if out, err := cmd.Output(); err == nil {
+		roots := strings.Fields(string(out))
+		slices.Sort(roots)
+		if len(roots) > 0 {
+			return roots[0]
+		}
+	}
+	sum := sha1.Sum([]byte(worktree))
+	return hex.EncodeToString(sum[:])
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func firstEnv(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// envTrue reports whether CODELOOP_<name> or OPENCODE_<name> is true.
+func envTrue(getenv func(string) string, name string) bool {
+	for _, prefix := range []string{"CODELOOP_", "OPENCODE_"} {
+		switch strings.ToLower(getenv(prefix + name)) {
+		case "1", "true", "yes", "on":
+			return true
+		}
+	}
+	return false
+}
+
+// String describes the app for logs.
+func (a *App) String() string { return fmt.Sprintf("app %s (project %s)", a.Dir, a.ProjectID) }

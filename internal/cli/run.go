@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codeloop/codeloop/internal/agent"
+	"github.com/codeloop/codeloop/internal/app"
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/store"
+)
+
+// runOptions are the flags of codeloop run.
+type runOptions struct {
+	model, agent, session, format, title, command string
+	cont, fork, auto                              bool
+	files                                         []string
+}
+
+// autoTitle is the --title value when the flag is given without one: the
+// title is then taken from the message.
+const autoTitle = "\x00auto"
+
+func newRunCmd(e *env) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [message..]",
+		Short: "Run one prompt without the interface and print the answer",
+		Long: "Run one prompt without the interface and print the answer as it streams.\n" +
+			"Text piped on standard input is appended to the message. Permission requests are\n" +
+			"rejected unless --auto is given. The exit status is 0 on success, 1 when the\n" +
+			"session ends with an error and 130 when interrupted.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.run(cmd.Context(), args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.model, "model", "m", "", "model to use, as provider/model")
+	f.StringVar(&o.agent, "agent", "", "agent to use")
+	f.BoolVarP(&o.cont, "continue", "c", false, "continue the last session")
+	f.StringVarP(&o.session, "session", "s", "", "session id to continue")
+	f.BoolVar(&o.fork, "fork", false, "fork the session before continuing (with --continue or --session)")
+	f.StringVar(&o.format, "format", "default", "output format: default (formatted) or json (one event per line)")
+	f.StringArrayVarP(&o.files, "file", "f", nil, "file to attach to the message (repeatable)")
+	f.StringVar(&o.title, "title", "", "title of a new session (without a value, taken from the message)")
+	f.Lookup("title").NoOptDefVal = autoTitle
+	f.BoolVar(&o.auto, "auto", false, "approve permission requests that no rule denies")
+	f.StringVar(&o.command, "command", "", "run a slash command, with the message as its arguments")
+	return cmd
+}
+
+// message joins the arguments and what was piped on standard input.
+func (e *env) runMessage(args []string) (string, error) {
+	msg := strings.Join(args, " ")
+	in := e.stdin
+	if f, ok := in.(*os.File); ok {
+		st, err := f.Stat()
+		if err != nil || st.Mode()&os.ModeCharDevice != 0 {
+			in = nil // a terminal or /dev/null: nothing piped
+		}
+	}
+	if in == nil {
+		return msg, nil
+	}
+	piped, err := io.ReadAll(in)
+	if err != nil {
+		return "", fmt.Errorf("reading standard input: %w", err)
+	}
+	if p := strings.TrimRight(string(piped), "\n"); p != "" {
+		if msg == "" {
+			return p, nil
+		}
+		return msg + "\n" + p, nil
+	}
+	return msg, nil
+}
+
+// runRules are added to sessions run without anyone to answer questions.
+func runRules() permission.Ruleset {
+	return permission.Ruleset{
+		{Permission: "question", Pattern: "*", Action: permission.Deny},
+		{Permission: "plan_enter", Pattern: "*", Action: permission.Deny},
+		{Permission: "plan_exit", Pattern: "*", Action: permission.Deny},
+	}
+}
+
+func (e *env) run(ctx context.Context, args []string, o runOptions) error {
+	if o.format != "default" && o.format != "json" {
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want default or json", o.format)}
+	}
+	if o.fork && !o.cont && o.session == "" {
+		return &exitCodeError{code: exitUsage, err: errors.New("--fork needs --continue or --session")}
+	}
+	text, err := e.runMessage(args)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "" && o.command == "" && len(o.files) == 0 {
+		return &exitCodeError{code: exitUsage, err: errors.New("a message is required: codeloop run \"what to do\"")}
+	}
+	var model *message.ModelRef
+	if o.model != "" {
+		ref, ok := app.ParseModel(o.model)
+		if !ok {
+			return &exitCodeError{code: exitUsage, err: fmt.Errorf("--model %q: want provider/model", o.model)}
+		}
+		model = &ref
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	// The app outlives an interrupt long enough to save the session.
+	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
+		Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
+		AutoApprove: o.auto, NonInteractive: true,
+	})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	sess, err := e.runSession(ctx, a, o, text)
+	if err != nil {
+		return err
+	}
+	parts, err := attachFiles(o.files, cwd)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	in := session.PromptInput{SessionID: sess.ID, Agent: o.agent, Model: model}
+	if o.command != "" && o.command != "compact" && o.command != "summarize" {
+		if in, err = e.runCommand(ctx, a, in, o.command, text); err != nil {
+			return err
+		}
+	} else if strings.TrimSpace(text) != "" {
+		in.Parts = append(in.Parts, session.TextPart(text))
+	}
+	in.Parts = append(in.Parts, parts...)
+
+	out := newRunOutput(e.stdout, e.stderr, o.format == "json", sess.ID)
+	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
+	defer sub.Close()
+
+	done := make(chan error, 1)
+	go func() {
+		wctx := context.WithoutCancel(ctx)
+		if o.command == "compact" || o.command == "summarize" {
+			done <- a.Engine.Compact(wctx, sess.ID)
+			return
+		}
+		if _, err := a.Engine.Send(wctx, in); err != nil {
+			done <- err
+			return
+		}
+		_, err := a.Engine.Wait(wctx, sess.ID)
+		done <- err
+	}()
+
+	interrupted := false
+	var loopErr error
+	stop := ctx.Done()
+wait:
+	for {
+		select {
+		case ev := <-sub.C:
+			out.event(ev)
+		case <-stop:
+			interrupted, stop = true, nil
+			a.Engine.Cancel(sess.ID)
+		case loopErr = <-done:
+			break wait
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case ev := <-sub.C:
+			out.event(ev)
+		default:
+			drained = true
+		}
+	}
+	out.finish()
+	switch {
+	case interrupted:
+		return &exitCodeError{code: exitInterrupted}
+	case loopErr != nil:
+		out.error(message.FromError(loopErr))
+		return &exitCodeError{code: exitError}
+	case out.failed:
+		return &exitCodeError{code: exitError}
+	}
+	return nil
+}
+
+// runSession finds or makes the session the prompt goes to.
+func (e *env) runSession(ctx context.Context, a *app.App, o runOptions, text string) (session.Info, error) {
+	var sess session.Info
+	var err error
+	switch {
+	case o.session != "":
+		sess, err = a.Sessions.Get(ctx, o.session)
+		if errors.Is(err, store.ErrNotFound) {
+			return sess, fmt.Errorf("session %s does not exist", o.session)
+		}
+	case o.cont:
+		list, lerr := a.Sessions.List(ctx, store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: 1})
+		if lerr != nil {
+			return sess, lerr
+		}
+		if len(list) == 0 {
+			return sess, errors.New("there is no session to continue in this project")
+		}
+		sess = list[0]
+	default:
+		title := o.title
+		if title == autoTitle {
+			title = strings.Join(strings.Fields(text), " ")
+			if utf8.RuneCountInString(title) > 50 {
+				title = string([]rune(title)[:47]) + "..."
+			}
+		}
+		return a.Sessions.Create(ctx, session.CreateInput{ProjectID: a.ProjectID, Directory: a.Dir, Title: title, Permission: runRules()})
+	}
+	if err != nil {
+		return sess, err
+	}
+	if o.fork {
+		if sess, err = a.Sessions.Fork(ctx, sess.ID, ""); err != nil {
+			return sess, err
+		}
+	}
+	return a.Sessions.Update(ctx, sess.ID, func(s *session.Info) {
+		for _, r := range runRules() {
+			found := false
+			for _, have := range s.Permission {
+				found = found || have == r
+			}
+			if !found {
+				s.Permission = append(s.Permission, r)
+			}
+		}
+	})
+}
+
+// runCommand expands a slash command into the prompt.
+func (e *env) runCommand(ctx context.Context, a *app.App, in session.PromptInput, name, args string) (session.PromptInput, error) {
+	cmds := agent.LoadCommands(ctx, agent.CommandOptions{
+		Config: a.Config.Config, ConfigDirs: a.Config.Dirs, Worktree: a.Worktree, Cwd: a.Dir, Home: e.dirs.Home,
+	})
+	x := &agent.Expander{Agents: a.Agents, Commands: cmds, Resolver: agent.Resolver{Worktree: a.Worktree}}
+	exp, err := x.Expand(ctx, agent.ExpandInput{Command: name, Arguments: args, Agent: in.Agent})
+	if err != nil {
+		return in, &exitCodeError{code: exitUsage, err: err}
+	}
+	in.Agent = exp.Agent
+	if ref, ok := app.ParseModel(exp.Model); ok && in.Model == nil {
+		in.Model = &ref
+	}
+	if exp.Subtask != nil {
+		sp := &message.SubtaskPart{Prompt: exp.Subtask.Prompt, Description: exp.Subtask.Description,
+			Agent: exp.Subtask.Agent, Command: exp.Subtask.Command}
+		if ref, ok := app.ParseModel(exp.Subtask.Model); ok {
+			sp.Model = &ref
+		}
+		in.Parts = append(in.Parts, sp)
+		return in, nil
+	}
+	in.Parts = append(in.Parts, session.TextPart(exp.Text))
+	return in, nil
+}
+
+// attachFiles reads the --file arguments: text files become their content
+// (as a read would show it) beside a file part, other files data: URLs.
+func attachFiles(names []string, cwd string) ([]message.Part, error) {
+	var parts []message.Part
+	for _, n := range names {
+		p := n
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("--file %s: %w", n, err)
+		}
+		mt := mime.TypeByExtension(filepath.Ext(p))
+		if mt == "" {
+			mt = http.DetectContentType(data)
+		}
+		if strings.HasPrefix(mt, "text/") || (utf8.Valid(data) && !strings.HasPrefix(mt, "image/") && mt != "application/pdf") {
+			parts = append(parts,
+				&message.TextPart{Text: fmt.Sprintf("Called the Read tool with the following input: {\"filePath\":%q}", p), Synthetic: true},
+				&message.TextPart{Text: fmt.Sprintf("<path>%s</path>\n<content>\n%s\n</content>", p, data), Synthetic: true},
+				&message.FilePart{Mime: "text/plain", Filename: filepath.Base(p), URL: "file://" + p})
+			continue
+		}
+		parts = append(parts, &message.FilePart{Mime: mt, Filename: filepath.Base(p), URL: dataURL(mt, data)})
+	}
+	return parts, nil
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/session"
+)
+
+func dataURL(mime string, data []byte) string {
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// runOutput prints a run's events: streamed text and a line per tool call,
+// or one JSON object per line.
+type runOutput struct {
+	stdout, stderr io.Writer
+	json           bool
+	color          bool
+	sessionID      string
+
+	kinds   map[string]string // part id → part type
+	printed map[string]int    // text part id → bytes printed
+	done    map[string]bool   // parts reported as finished
+	midLine bool              // the last text printed did not end a line
+	failed  bool              // an error was reported
+}
+
+func newRunOutput(stdout, stderr io.Writer, asJSON bool, sessionID string) *runOutput {
+	return &runOutput{
+		stdout: stdout, stderr: stderr, json: asJSON, color: isTerminal(stderr), sessionID: sessionID,
+		kinds: map[string]string{}, printed: map[string]int{}, done: map[string]bool{},
+	}
+}
+
+func (o *runOutput) emit(typ string, fields map[string]any) {
+	fields["type"] = typ
+	fields["timestamp"] = time.Now().UnixMilli()
+	fields["sessionID"] = o.sessionID
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(o.stdout, "%s\n", b)
+}
+
+// endLine ends a line of streamed text before other output.
+func (o *runOutput) endLine() {
+	if o.midLine {
+		fmt.Fprintln(o.stdout)
+		o.midLine = false
+	}
+}
+
+func (o *runOutput) write(s string) {
+	if s == "" {
+		return
+	}
+	fmt.Fprint(o.stdout, s)
+	o.midLine = !strings.HasSuffix(s, "\n")
+}
+
+func (o *runOutput) event(ev bus.Event) {
+	switch p := ev.Properties.(type) {
+	case session.DeltaEvent:
+		if !o.json && o.kinds[p.PartID] == message.TypeText && p.Field == "text" {
+			o.write(p.Delta)
+			o.printed[p.PartID] += len(p.Delta)
+		}
+	case session.PartEvent:
+		o.part(p.Part)
+	case session.ErrorEvent:
+		o.error(p.Error)
+	case permission.Request:
+		o.endLine()
+		msg := fmt.Sprintf("permission requested: %s (%s); rejected, run with --auto to allow what no rule denies",
+			p.Permission, strings.Join(p.Patterns, ", "))
+		fmt.Fprintln(o.stderr, o.paint("33", msg))
+	}
+}
+
+func (o *runOutput) part(p message.Part) {
+	id := p.Base().ID
+	o.kinds[id] = p.Type()
+	if o.done[id] {
+		return
+	}
+	switch p := p.(type) {
+	case *message.TextPart:
+		if p.Time == nil || p.Time.End == 0 || p.Synthetic {
+			return
+		}
+		o.done[id] = true
+		if o.json {
+			o.emit("text", map[string]any{"part": p})
+			return
+		}
+		if n := o.printed[id]; n < len(p.Text) {
+			o.write(p.Text[n:])
+		}
+		o.endLine()
+	case *message.ToolPart:
+		if p.State.Status != message.ToolCompleted && p.State.Status != message.ToolError {
+			return
+		}
+		o.done[id] = true
+		if o.json {
+			o.emit("tool_use", map[string]any{"part": p})
+			return
+		}
+		o.endLine()
+		if p.State.Status == message.ToolError {
+			first, _, _ := strings.Cut(p.State.Error, "\n")
+			fmt.Fprintf(o.stdout, "%s %s %s\n", o.paint("31", "✗"), p.Tool, first)
+			return
+		}
+		title := p.State.Title
+		if title == "" {
+			title = string(p.State.Input)
+		}
+		fmt.Fprintf(o.stdout, "%s %s %s\n", o.paint("32", "→"), p.Tool, title)
+	case *message.StepStartPart:
+		o.done[id] = true
+		if o.json {
+			o.emit("step_start", map[string]any{"part": p})
+		}
+	case *message.StepFinishPart:
+		o.done[id] = true
+		if o.json {
+			o.emit("step_finish", map[string]any{"part": p})
+		}
+	}
+}
+
+// paint colours s when standard error is a terminal.
+func (o *runOutput) paint(code, s string) string {
+	if !o.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (o *runOutput) error(e *message.Error) {
+	if e == nil {
+		return
+	}
+	o.failed = true
+	if o.json {
+		o.emit("error", map[string]any{"error": e})
+		return
+	}
+	o.endLine()
+	fmt.Fprintln(o.stderr, o.paint("31", "Error: "+e.Error()))
+}
+
+func (o *runOutput) finish() { o.endLine() }

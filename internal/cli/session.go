@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codeloop/codeloop/internal/app"
+	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/store"
+)
+
+// openApp opens the app for the working directory without MCP servers, for
+// commands that only read and write sessions.
+func (e *env) openApp(ctx context.Context) (*app.App, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
+		NoMCP: true, NonInteractive: true})
+}
+
+func newSessionCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "session", Short: "List and delete sessions"}
+	var format string
+	var limit int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List this project's sessions, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "table" && format != "json" {
+				return &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want table or json", format)}
+			}
+			a, err := e.openApp(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			infos, err := a.Sessions.List(cmd.Context(), store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: limit})
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				if infos == nil {
+					infos = []session.Info{}
+				}
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(infos)
+			}
+			w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tTITLE\tUPDATED")
+			for _, s := range infos {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", s.ID, s.Title, time.UnixMilli(s.Time.Updated).Format("2006-01-02 15:04"))
+			}
+			return w.Flush()
+		},
+	}
+	list.Flags().StringVar(&format, "format", "table", "output format: table or json")
+	list.Flags().IntVarP(&limit, "max-count", "n", 0, "list at most this many sessions")
+
+	var yes bool
+	del := &cobra.Command{
+		Use:   "delete <id>",
+		Short: "Delete a session with its messages and child sessions",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := e.openApp(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			s, err := a.Sessions.Get(cmd.Context(), args[0])
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("session %s does not exist", args[0])
+			}
+			if err != nil {
+				return err
+			}
+			if !yes {
+				f, ok := e.stdin.(*os.File)
+				if !ok || !isTerminal(f) {
+					return &exitCodeError{code: exitUsage, err: errors.New("not a terminal: pass --yes to delete without asking")}
+				}
+				fmt.Fprintf(e.stdout, "Delete session %s %q? [y/N] ", s.ID, s.Title)
+				line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+					fmt.Fprintln(e.stdout, "Not deleted.")
+					return nil
+				}
+			}
+			if err := a.Sessions.Delete(cmd.Context(), s.ID); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Deleted session %s\n", s.ID)
+			return nil
+		},
+	}
+	del.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking")
+	cmd.AddCommand(list, del)
+	return cmd
+}
