@@ -59,16 +59,6 @@ func findMarkdown(root string, subs []string, flat bool) []mdFile {
 	return out
 }
 
-// readFront reads a Markdown file and returns its frontmatter as a YAML
-// mapping node (nil when the file has none) and its trimmed body.
-func readFront(p string) (*yaml.Node, string, error) {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, "", &FileError{Path: p, Err: err}
-	}
-	return parseFront(p, data)
-}
-
 // parseFront splits data into frontmatter and body. Frontmatter written for
 // Claude Code is often not valid YAML ("argument-hint: [file] [line]",
 // "description: Use when: tests fail"); when it does not parse, top-level
@@ -288,10 +278,4 @@ func ancestors(dir, root string) []string {
 		out = append(out, cur)
 	}
 	return out
-}
-
-// isDir reports whether p is a directory.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

@@ -140,6 +140,20 @@ func (t *Tool) DescriptionFor(agentName string) string {
 	return t.describe(a)
 }
 
+// ForAgent returns the tool as the named agent should see it: the same
+// tool, described with the sub-agents that agent may start.
+func (t *Tool) ForAgent(agentName string) tool.Tool {
+	return agentView{Tool: t, desc: t.DescriptionFor(agentName)}
+}
+
+// agentView is the task tool with an agent's description.
+type agentView struct {
+	*Tool
+	desc string
+}
+
+func (v agentView) Description() string { return v.desc }
+
 func (t *Tool) describe(caller *agent.Agent) string {
 	var b strings.Builder
 	for _, a := range t.opts.Agents.Subagents(caller) {
@@ -160,8 +174,7 @@ type userKey struct{}
 
 // UserInitiated marks the calls made under the returned context as asked
 // for by the user (a subtask part from a slash command, an @agent mention):
-// the tool then skips the task permission check and may run primary
-// agents.
+// the tool then skips the task permission check.
 func UserInitiated(ctx context.Context) context.Context {
 	return context.WithValue(ctx, userKey{}, true)
 }
@@ -206,9 +219,6 @@ func (t *Tool) run(ctx context.Context, call *tool.Call, p params) (*tool.Result
 			names = append(names, a.Name)
 		}
 		return nil, fmt.Errorf("unknown agent type: %q is not a valid agent type; use one of: %s", p.SubagentType, strings.Join(names, ", "))
-	}
-	if !sub.Subagent() && !user {
-		return nil, fmt.Errorf("agent %q is a primary agent and cannot run as a sub-agent", sub.Name)
 	}
 	caller, err := t.opts.Runner.Caller(ctx, call.SessionID, call.MessageID)
 	if err != nil {
