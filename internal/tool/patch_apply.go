@@ -258,7 +258,7 @@ func seekLines(lines, pattern []string, start int, eof bool) int {
 	}
 	from, to := start, len(lines)-len(pattern)
 	if eof {
-		from = to
+		from = max(to, start) // the end of the file, but not before start
 	}
 	if from < 0 || from > to {
 		return -1
