@@ -65,8 +65,12 @@ func TestServerWireFormats(t *testing.T) {
 		name string
 		make func(url string) llm.Provider
 	}{
-		{"openai-chat", func(url string) llm.Provider { return openai.NewChat(openai.Config{ID: "fake", BaseURL: url + "/v1", APIKey: "k"}) }},
-		{"anthropic", func(url string) llm.Provider { return anthropic.New(anthropic.Config{ID: "fake", BaseURL: url, APIKey: "k"}) }},
+		{"openai-chat", func(url string) llm.Provider {
+			return openai.NewChat(openai.Config{ID: "fake", BaseURL: url + "/v1", APIKey: "k"})
+		}},
+		{"anthropic", func(url string) llm.Provider {
+			return anthropic.New(anthropic.Config{ID: "fake", BaseURL: url, APIKey: "k"})
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := NewServer(steps...)
