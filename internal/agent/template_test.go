@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/message"
 )
 
 func TestSplitArguments(t *testing.T) {
@@ -307,5 +308,43 @@ func TestMentionInstruction(t *testing.T) {
 	got := MentionInstruction("explore")
 	if !strings.Contains(got, "task tool") || !strings.Contains(got, `subagent_type "explore"`) {
 		t.Errorf("MentionInstruction = %q", got)
+	}
+}
+
+func TestExpansionParts(t *testing.T) {
+	x, proj, _ := expander(t, map[string]config.Command{
+		"fix":     {Template: "Fix @main.go with @reviewer"},
+		"explore": {Template: "Find $1", Agent: "reviewer", Description: "Review"},
+	})
+	e, err := x.Expand(context.Background(), ExpandInput{Command: "fix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := e.Parts()
+	if len(parts) != 3 {
+		t.Fatalf("parts = %d", len(parts))
+	}
+	text, _ := parts[0].(*message.TextPart)
+	file, _ := parts[1].(*message.FilePart)
+	ag, _ := parts[2].(*message.AgentPart)
+	if text == nil || text.Text != "Fix @main.go with @reviewer" {
+		t.Errorf("text part = %+v", parts[0])
+	}
+	if file == nil || file.Filename != "main.go" || file.Mime != "text/plain" || file.URL != "file://"+filepath.ToSlash(filepath.Join(proj, "main.go")) ||
+		string(file.Source) != `{"path":"main.go","text":{"end":12,"start":4,"value":"@main.go"},"type":"file"}` {
+		t.Errorf("file part = %+v source %s", parts[1], file.Source)
+	}
+	if ag == nil || ag.Name != "reviewer" || ag.Source == nil || ag.Source.Start != 18 || ag.Source.Value != "@reviewer" {
+		t.Errorf("agent part = %+v", parts[2])
+	}
+
+	e, err = x.Expand(context.Background(), ExpandInput{Command: "explore", Arguments: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts = e.Parts()
+	sp, _ := parts[0].(*message.SubtaskPart)
+	if len(parts) != 1 || sp == nil || sp.Agent != "reviewer" || sp.Prompt != "Find x" || sp.Model == nil || sp.Model.ModelID != "claude-haiku-4-5" {
+		t.Errorf("subtask parts = %+v", parts)
 	}
 }

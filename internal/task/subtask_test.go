@@ -29,8 +29,7 @@ func runCommand(t *testing.T, h *harness, name, args string) {
 	if e.Subtask == nil {
 		t.Fatalf("/%s did not become a subtask: %+v", name, e)
 	}
-	part := &message.SubtaskPart{Prompt: e.Subtask.Prompt, Description: e.Subtask.Description, Agent: e.Subtask.Agent, Command: e.Subtask.Command}
-	if _, err := h.eng.Prompt(ctx, session.PromptInput{SessionID: h.root.ID, Agent: e.Agent, Parts: []message.Part{part}}); err != nil {
+	if _, err := h.eng.Prompt(ctx, session.PromptInput{SessionID: h.root.ID, Agent: e.Agent, Parts: e.Parts()}); err != nil {
 		t.Fatal(err)
 	}
 }
