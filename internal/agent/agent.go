@@ -5,9 +5,9 @@
 // places, and the expansion of a command's template into the text, file
 // references, agent mentions and subtask a user message is made of.
 //
-// It imports config, permission, paths, frontmatter and llm. The session
-// loop, the task tool, the app wiring and the command line import it; it
-// never imports the session package.
+// It imports config, permission, paths, frontmatter, llm, message, skill
+// and prompt. The session loop, the task tool, the app wiring and the
+// command line import it; it never imports the session package.
 package agent
 
 import (
