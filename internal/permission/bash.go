@@ -170,7 +170,7 @@ func (z *analyzer) visit(n syntax.Node) bool {
 		z.arithm(n.X)
 	case *syntax.LetClause:
 		for _, x := range n.Exprs {
-			z.arithm(x)
+			z.letExpr(x)
 		}
 	case *syntax.CStyleLoop:
 		z.arithm(n.Init)

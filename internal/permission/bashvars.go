@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -385,4 +386,40 @@ func (z *analyzer) decl(d *syntax.DeclClause) {
 		text += " " + joinDisplay(args)
 	}
 	z.add(Command{Name: prog, Args: values(args), Text: text}, append([]string{prog}, values(args)...))
+}
+
+// letExpr checks one operand of let: a quoted operand is text that let
+// evaluates as an expression.
+func (z *analyzer) letExpr(x syntax.ArithmExpr) {
+	w, ok := x.(*syntax.Word)
+	if !ok || !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+		return false
+	}) {
+		z.arithm(x)
+		return
+	}
+	for _, f := range z.fields([]*syntax.Word{w}) {
+		if f.unknown {
+			z.fail("let evaluates %s, which is only known when the command runs, as an expression that can run commands", f.src)
+			continue
+		}
+		z.arithText(f.val)
+	}
+}
+
+// arithText checks text that bash evaluates as an arithmetic expression.
+func (z *analyzer) arithText(s string) {
+	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
+	if err != nil {
+		if strings.ContainsAny(s, "$`[") {
+			z.fail("the expression %s cannot be analysed and may run commands", quote(s))
+		}
+		return
+	}
+	z.arithm(x)
+	syntax.Walk(x, z.visit)
 }

@@ -52,6 +52,8 @@ type Request struct {
 	// (a shell command with a dynamic program name, say): it matches every
 	// deny rule of its permission and is never approved automatically.
 	Unanalysable bool `json:"unanalysable,omitempty"`
+	// Reason says, for an Unanalysable request, what could not be known.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Asker checks a request against the rules in force and, where they say ask,
@@ -66,17 +68,31 @@ type DeniedError struct {
 	Permission string
 	Pattern    string
 	Rule       Rule
+	// Reason, when set, says why the request matched the rule (a command
+	// that could not be analysed matches every deny rule).
+	Reason string
 }
 
 func (e *DeniedError) Error() string {
-	return fmt.Sprintf("permission %q for %q is denied by the rule {permission: %q, pattern: %q, action: deny}",
+	msg := fmt.Sprintf("permission %q for %q is denied by the rule {permission: %q, pattern: %q, action: deny}",
 		e.Permission, e.Pattern, e.Rule.Permission, e.Rule.Pattern)
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
 }
 
-// RejectedError reports a request the user rejected without a message.
-type RejectedError struct{ Permission string }
+// RejectedError reports a request the user rejected without a message, or
+// one rejected because no one could be asked (Reason says why).
+type RejectedError struct {
+	Permission string
+	Reason     string
+}
 
 func (e *RejectedError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("permission %q for this call was rejected: %s", e.Permission, e.Reason)
+	}
 	return fmt.Sprintf("the user rejected permission %q for this call", e.Permission)
 }
 

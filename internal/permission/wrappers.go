@@ -296,10 +296,10 @@ options:
 	z.command(rest, "", ctx)
 }
 
-// isAssignment reports whether a word is NAME=VALUE.
+// isAssignment reports whether env (or sudo) takes a word as NAME=VALUE:
+// any word with an '=' after its first character.
 func isAssignment(s string) bool {
-	name, _, ok := strings.Cut(s, "=")
-	return ok && isName(name)
+	return strings.IndexByte(s, '=') > 0
 }
 
 func isName(s string) bool {
@@ -476,7 +476,7 @@ func replaced(fs []field, placeholder string) []field {
 	for i, f := range fs {
 		out[i] = f
 		if !f.unknown && strings.Contains(f.val, placeholder) {
-			out[i] = field{src: f.val, unknown: true, lead: f.val[:strings.Index(f.val, placeholder)]}
+			out[i] = field{src: quote(f.val), unknown: true, lead: f.val[:strings.Index(f.val, placeholder)]}
 		}
 	}
 	return out
