@@ -30,10 +30,6 @@ type runOptions struct {
 	files                                         []string
 }
 
-// autoTitle is the --title value when the flag is given without one: the
-// title is then taken from the message.
-const autoTitle = "\x00auto"
-
 func newRunCmd(e *env) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
@@ -55,8 +51,7 @@ func newRunCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.fork, "fork", false, "fork the session before continuing (with --continue or --session)")
 	f.StringVar(&o.format, "format", "default", "output format: default (formatted) or json (one event per line)")
 	f.StringArrayVarP(&o.files, "file", "f", nil, "file to attach to the message (repeatable)")
-	f.StringVar(&o.title, "title", "", "title of a new session (without a value, taken from the message)")
-	f.Lookup("title").NoOptDefVal = autoTitle
+	f.StringVar(&o.title, "title", "", "title of a new session (default: one the model writes)")
 	f.BoolVar(&o.auto, "auto", false, "approve permission requests that no rule denies")
 	f.StringVar(&o.command, "command", "", "run a slash command, with the message as its arguments")
 	return cmd
@@ -133,7 +128,7 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	}
 	defer a.Close()
 
-	sess, err := e.runSession(ctx, a, o, text)
+	sess, err := e.runSession(ctx, a, o)
 	if err != nil {
 		return err
 	}
@@ -207,7 +202,7 @@ wait:
 }
 
 // runSession finds or makes the session the prompt goes to.
-func (e *env) runSession(ctx context.Context, a *app.App, o runOptions, text string) (session.Info, error) {
+func (e *env) runSession(ctx context.Context, a *app.App, o runOptions) (session.Info, error) {
 	var sess session.Info
 	var err error
 	switch {
@@ -226,14 +221,7 @@ func (e *env) runSession(ctx context.Context, a *app.App, o runOptions, text str
 		}
 		sess = list[0]
 	default:
-		title := o.title
-		if title == autoTitle {
-			title = strings.Join(strings.Fields(text), " ")
-			if utf8.RuneCountInString(title) > 50 {
-				title = string([]rune(title)[:47]) + "..."
-			}
-		}
-		return a.Sessions.Create(ctx, session.CreateInput{ProjectID: a.ProjectID, Directory: a.Dir, Title: title, Permission: runRules()})
+		return a.Sessions.Create(ctx, session.CreateInput{ProjectID: a.ProjectID, Directory: a.Dir, Title: o.title, Permission: runRules()})
 	}
 	if err != nil {
 		return sess, err

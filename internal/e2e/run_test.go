@@ -385,3 +385,85 @@ finish stop
 }
 
 func fakellmUsage() llm.Usage { return llm.Usage{} }
+
+// TestInterruptSavesAndExits130 sends Ctrl-C while the model streams: run
+// saves what arrived, marks the answer aborted and exits with 130.
+func TestInterruptSavesAndExits130(t *testing.T) {
+	p := newProject(t, "step\ntext Half of an answer\nhang\n", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := p.command(ctx, "run", "--title", "Interrupted", "tell me everything")
+	var errb, outb bytes.Buffer
+	cmd.Stderr, cmd.Stdout = &errb, &outb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.model.Hung():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the model was never reached")
+	}
+	time.Sleep(500 * time.Millisecond) // let the streamed text arrive
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit status %d, want 130", code)
+	}
+	exp, _, _ := p.run("export")
+	var e struct {
+		Info struct {
+			Title string `json:"title"`
+		} `json:"info"`
+		Messages []struct {
+			Info struct {
+				Error *struct {
+					Name string `json:"name"`
+				} `json:"error"`
+			} `json:"info"`
+			Parts []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(exp), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Info.Title != "Interrupted" || len(e.Messages) != 2 {
+		t.Fatalf("session %q with %d messages", e.Info.Title, len(e.Messages))
+	}
+	a := e.Messages[1]
+	if a.Info.Error == nil || a.Info.Error.Name != "MessageAbortedError" {
+		t.Errorf("answer not marked aborted: %+v", a.Info)
+	}
+	text := ""
+	for _, part := range a.Parts {
+		if part.Type == "text" {
+			text += part.Text
+		}
+	}
+	if text != "Half of an answer" {
+		t.Errorf("saved text %q\nstdout: %s\nstderr: %s\nexport: %s", text, outb.String(), errb.String(), exp)
+	}
+}
+
+// TestRunAttachesFilesAndStdin checks -f and piped input reach the model.
+func TestRunAttachesFilesAndStdin(t *testing.T) {
+	p := newProject(t, "step\ntext Noted.\nfinish stop\n", map[string]string{"notes.md": "remember the milk\n"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := p.command(ctx, "run", "-f", "notes.md", "summarise")
+	cmd.Stdin = strings.NewReader("piped context line\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	body := string(p.model.Requests()[0].Body)
+	for _, want := range []string{"summarise\\npiped context line", "remember the milk"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the request lacks %q: %s", want, body)
+		}
+	}
+}
