@@ -1,0 +1,185 @@
+// Command bench measures the real codeloop binary against a local scripted
+// model server (internal/fakellm) that answers instantly, in scratch git
+// repositories with their own home directories. For each scenario it runs
+// the binary N times and prints, per metric, the median and the range:
+// wall time, user+sys CPU (the process and every process it waited for),
+// peak RSS, requests sent, bytes of system prompt and tool schemas per
+// request, time from exec to the first model request, and the agent's own
+// time between a model answer and its next request.
+//
+// Run it from the module root:
+//
+//	go run ./bench                      # every scenario, 5 runs each
+//	go run ./bench -n 10 -scenario chatty,edit-and-test -wire anthropic
+//
+// It is a program, not a library: nothing imports it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command-line settings.
+type options struct {
+	n         int
+	scenarios []string
+	wire      string
+	binary    string
+	keep      bool
+	profile   string
+	verbose   bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	var scen string
+	fs.IntVar(&o.n, "n", 5, "runs per scenario")
+	fs.StringVar(&scen, "scenario", "all", "comma-separated scenarios, or all: "+strings.Join(scenarioNames(), ", "))
+	fs.StringVar(&o.wire, "wire", "openai", "wire format of the fake model: openai (Chat Completions) or anthropic (Messages)")
+	fs.StringVar(&o.binary, "bin", "", "use this codeloop binary instead of building one")
+	fs.BoolVar(&o.keep, "keep", false, "keep the scratch directories")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of every run into this directory (builds a profiling binary)")
+	fs.BoolVar(&o.verbose, "v", false, "print each run")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.n < 1 {
+		return o, fmt.Errorf("-n must be at least 1")
+	}
+	if o.wire != "openai" && o.wire != "anthropic" {
+		return o, fmt.Errorf("-wire must be openai or anthropic, not %q", o.wire)
+	}
+	if scen == "all" {
+		o.scenarios = scenarioNames()
+	} else {
+		for _, s := range strings.Split(scen, ",") {
+			s = strings.TrimSpace(s)
+			if scenarioByName(s) == nil {
+				return o, fmt.Errorf("unknown scenario %q (have %s)", s, strings.Join(scenarioNames(), ", "))
+			}
+			o.scenarios = append(o.scenarios, s)
+		}
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "codeloop-bench")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintln(stderr, "scratch directories in", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	bin := o.binary
+	if bin == "" {
+		pkg := "./cmd/codeloop"
+		if o.profile != "" {
+			pkg = "./bench/profiled"
+		}
+		bin = filepath.Join(work, "codeloop")
+		fmt.Fprintf(stderr, "building %s ...\n", pkg)
+		if err := build(ctx, pkg, bin); err != nil {
+			return err
+		}
+	}
+	launcher := filepath.Join(work, "launch")
+	if err := build(ctx, "./bench/launch", launcher); err != nil {
+		return err
+	}
+	if o.profile != "" {
+		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+			return err
+		}
+	}
+
+	fmt.Fprintf(stdout, "codeloop bench: %s, %s/%s, %d CPUs, %s wire, %d runs per scenario, %s\n",
+		machine(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), o.wire, o.n, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	var results []summary
+	for _, name := range o.scenarios {
+		sc := scenarioByName(name)
+		var runs []result
+		for i := range o.n {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			dir := filepath.Join(work, fmt.Sprintf("%s-%d", name, i))
+			r, err := runOnce(ctx, sc, runConfig{bin: bin, launcher: launcher, dir: dir, wire: o.wire, profile: profilePath(o.profile, name, i)})
+			if err != nil {
+				return fmt.Errorf("%s run %d: %w", name, i+1, err)
+			}
+			if o.verbose {
+				fmt.Fprintf(stderr, "%s #%d: %s\n", name, i+1, r)
+			}
+			runs = append(runs, r)
+			if !o.keep {
+				_ = os.RemoveAll(dir)
+			}
+		}
+		results = append(results, summarize(name, runs))
+	}
+	printTable(stdout, results)
+	return nil
+}
+
+func profilePath(dir, scenario string, i int) string {
+	if dir == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", scenario, i+1)))
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
+// build compiles pkg of the module in the current directory into out.
+func build(ctx context.Context, pkg, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building %s (run bench from the module root): %w", pkg, err)
+	}
+	return nil
+}
+
+// machine describes the CPU, from /proc/cpuinfo where there is one.
+func machine() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}

@@ -1,0 +1,39 @@
+// Command profiled is codeloop with a CPU profile: it runs the same command
+// line as cmd/codeloop and, when CODELOOP_CPUPROFILE names a file, writes
+// a pprof CPU profile of the whole run there. The benchmark harness builds
+// it for `go run ./bench -cpuprofile DIR`; nothing imports it.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/codeloop/codeloop/internal/cli"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	if path := os.Getenv("CODELOOP_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profiled:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "profiled:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/codeloop/codeloop/internal/fakellm"
+	"github.com/codeloop/codeloop/internal/llm"
+)
+
+// scenario is one benchmark: a repository, a model script and the command
+// that is measured.
+type scenario struct {
+	name  string
+	about string
+	files map[string]string
+	// script is the model's answers, in fakellm's line language; steps
+	// builds them instead when set.
+	script string
+	steps  func() []fakellm.Step
+	// args are the measured command's arguments; nil means no project
+	// and no server (--version).
+	args []string
+	// setup prepares the project before the measured run (not timed).
+	setup func(ctx context.Context, p *project) error
+	// check says what is wrong with a finished run, or "".
+	check func(p *project, ex execution) string
+}
+
+var scenarios = []*scenario{
+	{
+		name:  "edit-and-test",
+		about: "read a file, edit it, run its test with bash, answer (4 model requests)",
+		files: map[string]string{
+			"greet.sh":      "greet() {\n\tprintf 'helo, %s\\n' \"$1\"\n}\n",
+			"greet_test.sh": ". ./greet.sh\nout=$(greet world)\nif [ \"$out\" = \"hello, world\" ]; then echo 'ok greet'; else echo \"FAIL greet: $out\"; exit 1; fi\n",
+		},
+		script: `
+step
+text I will read greet.sh first.
+call call_1 read {"filePath":"greet.sh"}
+finish tool-calls input=1200 output=20
+step
+call call_2 edit {"filePath":"greet.sh","oldString":"helo,","newString":"hello,"}
+finish tool-calls input=1400 output=30
+step
+call call_3 bash {"command":"sh greet_test.sh","description":"Run the greet test"}
+finish tool-calls input=1500 output=20
+step
+text Fixed the typo in greet.sh; the test passes.
+finish stop input=1600 output=12
+`,
+		args: []string{"run", "--auto", "--format", "json", "fix the greeting in greet.sh and run its test"},
+		check: func(p *project, ex execution) string {
+			b, _ := os.ReadFile(filepath.Join(p.repo, "greet.sh"))
+			switch {
+			case !strings.Contains(string(b), "hello,"):
+				return "greet.sh was not edited"
+			case !strings.Contains(string(ex.stdout), "ok greet"):
+				return "the test did not pass"
+			case strings.Contains(string(ex.stdout), `"status":"error"`):
+				return "a tool failed"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "chatty",
+		about: "one 20,000-token answer streamed in 20,000 deltas",
+		steps: func() []fakellm.Step {
+			var sb strings.Builder
+			for i := range chattyTokens {
+				fmt.Fprintf(&sb, "w%d ", i%1000)
+			}
+			text := fakellm.Text("t1", sb.String())
+			return []fakellm.Step{append(text, fakellm.Finish(llm.FinishStop, llm.Usage{Input: 1000, Output: chattyTokens})...)}
+		},
+		args: []string{"run", "write a very long answer"},
+		check: func(_ *project, ex execution) string {
+			if n := strings.Count(string(ex.stdout), " w"); n < chattyTokens-1 {
+				return fmt.Sprintf("printed %d words of %d", n+1, chattyTokens)
+			}
+			return ""
+		},
+	},
+	{
+		name:  "long-session",
+		about: fmt.Sprintf("continue a session of %d messages with one more prompt", longSessionMessages),
+		script: `
+step
+text The first answer.
+finish stop input=100 output=5
+step
+text One more answer at the end of a long session.
+finish stop input=900 output=12
+`,
+		setup: func(ctx context.Context, p *project) error { return seedSession(ctx, p, longSessionMessages) },
+		args:  []string{"run", "--format", "json", "-c", "one more question"},
+		check: func(_ *project, ex execution) string {
+			if !strings.Contains(string(ex.stdout), "One more answer") {
+				return "no answer"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "many-tools",
+		about: "one step with 8 parallel tool calls (read, grep, glob), then an answer",
+		files: manyFiles(),
+		script: `
+step
+text Looking at everything at once.
+call call_1 read {"filePath":"src/a.go"}
+call call_2 read {"filePath":"src/b.go"}
+call call_3 read {"filePath":"src/c.go"}
+call call_4 read {"filePath":"README.md"}
+call call_5 grep {"pattern":"func [A-Z]","include":"*.go"}
+call call_6 grep {"pattern":"TODO"}
+call call_7 glob {"pattern":"**/*.go"}
+call call_8 glob {"pattern":"*.md"}
+finish tool-calls input=2000 output=200
+step
+text Eight results read.
+finish stop input=4000 output=10
+`,
+		args: []string{"run", "--auto", "--format", "json", "survey the project"},
+		check: func(_ *project, ex execution) string {
+			if n := strings.Count(string(ex.stdout), `"status":"completed"`); n != 8 {
+				return fmt.Sprintf("%d of 8 tool calls completed", n)
+			}
+			return ""
+		},
+	},
+	{
+		name:  "version",
+		about: "codeloop --version",
+		args:  nil,
+	},
+}
+
+const (
+	chattyTokens        = 20000
+	longSessionMessages = 5000
+)
+
+func manyFiles() map[string]string {
+	files := map[string]string{"README.md": "# sample\n\nA sample project. TODO: more docs.\n"}
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "package src\n\n// TODO: tidy %s.\n", n)
+		for i := range 40 {
+			fmt.Fprintf(&sb, "\n// F%s%d returns its argument.\nfunc F%s%d(x int) int { return x + %d }\n", n, i, n, i, i)
+		}
+		files["src/"+n+".go"] = sb.String()
+	}
+	return files
+}
+
+func scenarioNames() []string {
+	names := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		names[i] = s.name
+	}
+	return names
+}
+
+func scenarioByName(name string) *scenario {
+	for _, s := range scenarios {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
