@@ -96,14 +96,21 @@ func within(p string, roots []string) bool {
 
 // resolvePath makes p absolute (relative to base) and resolves it as the
 // system would: component by component, following symbolic links while
-// the components exist, and ".." from where the links led.
-func resolvePath(p, base string) string {
+// the components exist (and dangling links to where they point), and ".."
+// from where the links led.
+func resolvePath(p, base string) string { return resolveDepth(p, base, 0) }
+
+// maxLinks bounds the links followed through dangling links, as the
+// system's own limit does.
+const maxLinks = 40
+
+func resolveDepth(p, base string, depth int) string {
 	if !filepath.IsAbs(p) {
 		if base == "" {
 			base, _ = os.Getwd()
 		}
 		// Not filepath.Join: cleaning "link/.." away would skip the link.
-		p = resolvePath(base, "/") + string(filepath.Separator) + p
+		p = resolveDepth(base, "/", depth) + string(filepath.Separator) + p
 	}
 	vol := filepath.VolumeName(p)
 	cur := vol + string(filepath.Separator)
@@ -118,6 +125,9 @@ func resolvePath(p, base string) string {
 		next := filepath.Join(cur, part)
 		if r, err := filepath.EvalSymlinks(next); err == nil {
 			next = r
+		} else if target, err := os.Readlink(next); err == nil && depth < maxLinks {
+			// A dangling link: writing through it creates its target.
+			next = resolveDepth(target, cur, depth+1)
 		}
 		cur = next
 	}
