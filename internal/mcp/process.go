@@ -100,9 +100,11 @@ func (p *process) wait() {
 func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
 
 // Close asks the server to exit by closing its stdin, then terminates and
-// finally kills its process group if it does not.
+// finally kills its process group if it does not. Whatever the server
+// started and left behind in its group is terminated too.
 func (p *process) Close() error {
 	p.once.Do(func() {
+		defer func() { _ = termGroup(p.cmd.Process) }()
 		_ = p.stdin.Close()
 		if p.waitFor(stopGrace) {
 			return
