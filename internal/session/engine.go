@@ -240,6 +240,11 @@ func (e *Engine) run(r *runner) {
 	st := &loopState{}
 	for {
 		err := e.loop(r.ctx, r.sessionID, st)
+		if err == nil && r.ctx.Err() == nil {
+			if perr := e.prune(r.ctx, r.sessionID); perr != nil {
+				e.cfg.Log.Warn("pruning old tool output", "session", r.sessionID, "err", perr)
+			}
+		}
 		e.mu.Lock()
 		if err == nil && r.again && r.ctx.Err() == nil {
 			r.again = false

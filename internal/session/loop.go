@@ -107,8 +107,8 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		switch out {
 		case outStop:
 			return nil
-		case outCompact:
-			if err := e.createCompaction(ctx, sessionID, l.User, true, true); err != nil {
+		case outCompact, outOverflow:
+			if err := e.createCompaction(ctx, sessionID, l.User, true, out == outOverflow); err != nil {
 				return err
 			}
 		}

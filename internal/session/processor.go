@@ -21,6 +21,7 @@ const (
 	outContinue outcome = iota // run another step
 	outStop                    // end the loop
 	outCompact                 // summarise the history, then go on
+	outOverflow                // the request did not fit: summarise, then replay the prompt
 )
 
 // processor runs one model step: it streams the request, turns the events
@@ -99,7 +100,7 @@ func (p *processor) process(ctx context.Context, req *llm.Request) outcome {
 			}
 			if p.e.autoCompaction() {
 				p.complete(nil)
-				return outCompact
+				return outOverflow
 			}
 			p.complete(message.FromError(fail))
 			p.e.publishError(p.w.info.SessionID, message.FromError(fail))

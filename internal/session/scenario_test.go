@@ -396,6 +396,10 @@ func renderRequests(reqs []llm.Request, work string) string {
 				switch p.Type {
 				case llm.PartText:
 					fmt.Fprintf(&b, " text(%s)", clip(p.Text, 60))
+					if _, prev, ok := strings.Cut(p.Text, "<previous-summary>\n"); ok {
+						first, _, _ := strings.Cut(prev, "\n")
+						fmt.Fprintf(&b, "+previous(%s)", first)
+					}
 				case llm.PartReasoning:
 					fmt.Fprintf(&b, " reasoning(%s)", clip(p.Text, 40))
 				case llm.PartToolCall:
