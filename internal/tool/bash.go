@@ -223,7 +223,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 		meta["truncated"] = true
 		meta["outputPath"] = path
 	}
-	meta["output"] = lastChars(sink.snapshot(), BashLiveChars)
+	meta["output"] = sink.liveOutput()
 	if strings.TrimSpace(out) == "" && path == "" {
 		out = "(no output)"
 	}
@@ -315,7 +315,7 @@ func (s *bashSink) Write(p []byte) (int, error) {
 	var live string
 	if emit {
 		s.lastLive = time.Now()
-		live = lastChars(string(s.buf), BashLiveChars)
+		live = s.tail()
 	}
 	s.mu.Unlock()
 	if emit && s.live != nil {
@@ -357,10 +357,16 @@ func (s *bashSink) close() {
 	}
 }
 
-func (s *bashSink) snapshot() string {
+// liveOutput is the end of the output, as the live metadata shows it.
+func (s *bashSink) liveOutput() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return string(s.buf)
+	return s.tail()
+}
+
+// tail is the last BashLiveChars bytes of the output; s.mu is held.
+func (s *bashSink) tail() string {
+	return lastChars(string(s.buf[max(0, len(s.buf)-BashLiveChars-4):]), BashLiveChars)
 }
 
 // result is the output to return and, when the output was spilled to a
