@@ -201,6 +201,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		},
 		ToolResultMedia:  md.mediaInResults,
 		ContinueOnReject: cfg.Experimental.ContinueLoopOnDeny != nil && *cfg.Experimental.ContinueLoopOnDeny,
+		UserInitiated:    task.UserInitiated,
 		Log:              opts.Log,
 	})
 	if err != nil {

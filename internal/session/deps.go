@@ -177,6 +177,10 @@ type Config struct {
 	// ContinueOnReject keeps the loop going after the user rejects a
 	// permission.
 	ContinueOnReject bool
+	// UserInitiated marks the context of a subtask the user started (a
+	// slash command), which the task tool runs without asking; nil leaves
+	// the context as it is.
+	UserInitiated func(context.Context) context.Context
 
 	Log *slog.Logger
 	Now func() time.Time

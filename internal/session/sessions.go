@@ -232,8 +232,7 @@ func (s *Sessions) PutMessage(ctx context.Context, info message.Info) error {
 	return nil
 }
 
-// PutPart stores a part and publishes it. The part must not change while
-// subscribers may still read it; the processor publishes copies.
+// PutPart stores a part and publishes a copy of it.
 func (s *Sessions) PutPart(ctx context.Context, p message.Part) error {
 	data, err := json.Marshal(p)
 	if err != nil {
@@ -243,7 +242,11 @@ func (s *Sessions) PutPart(ctx context.Context, p message.Part) error {
 	if err := s.store.PutPart(ctx, store.Part{ID: b.ID, MessageID: b.MessageID, SessionID: b.SessionID, Data: data}); err != nil {
 		return err
 	}
-	s.publish(ctx, bus.PartUpdated, b.SessionID, PartEvent{Part: p})
+	if s.bus != nil {
+		if c, err := message.UnmarshalPart(data); err == nil {
+			s.publish(ctx, bus.PartUpdated, b.SessionID, PartEvent{Part: c})
+		}
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
@@ -47,7 +48,10 @@ func (e *Engine) runSubtask(ctx context.Context, sess Info, user *message.Messag
 		return err
 	}
 
-	res, err := e.runTaskTool(ctx, sess, user, info, part)
+	var mu sync.Mutex // orders the tool's progress reports and the result
+	res, err := e.runTaskTool(ctx, sess, user, info, part, &mu)
+	mu.Lock()
+	defer mu.Unlock()
 	st := &part.State
 	st.Time.End = e.cfg.Now().UnixMilli()
 	switch {
@@ -83,7 +87,8 @@ func (e *Engine) runSubtask(ctx context.Context, sess Info, user *message.Messag
 	})
 }
 
-func (e *Engine) runTaskTool(ctx context.Context, sess Info, user *message.Message, info message.Info, part *message.ToolPart) (*tool.Result, error) {
+func (e *Engine) runTaskTool(ctx context.Context, sess Info, user *message.Message, info message.Info,
+	part *message.ToolPart, mu *sync.Mutex) (*tool.Result, error) {
 	agent, err := e.cfg.Agents.Agent(ctx, user.Info.Agent)
 	if err != nil {
 		return nil, err
@@ -109,9 +114,16 @@ func (e *Engine) runTaskTool(ctx context.Context, sess Info, user *message.Messa
 			Agent: agent.Name, Dir: e.cfg.Directory, Worktree: e.cfg.Worktree,
 			Asker: callAsker{p: e.cfg.Permissions, rules: rules},
 			Progress: func(title string, md map[string]any) {
-				part.State.Title, part.State.Metadata = title, md
-				_ = e.sessions.PutPart(ctx, part)
+				mu.Lock()
+				defer mu.Unlock()
+				if part.State.Status == message.ToolRunning {
+					part.State.Title, part.State.Metadata = title, md
+					_ = e.sessions.PutPart(context.WithoutCancel(ctx), part)
+				}
 			},
+		}
+		if e.cfg.UserInitiated != nil {
+			ctx = e.cfg.UserInitiated(ctx)
 		}
 		return runSafely(ctx, t, call)
 	}
