@@ -116,6 +116,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newSessionCmd(e),
 		newExportCmd(e),
 		newImportCmd(e),
+		newPermissionsCmd(e),
 	)
 	return root
 }
