@@ -1,0 +1,247 @@
+package provider
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/anthropic"
+	"github.com/codeloop/codeloop/internal/llm/google"
+	"github.com/codeloop/codeloop/internal/llm/openai"
+)
+
+// knownBaseURLs are the endpoints of AI SDK packages whose catalog entry
+// has no api field, for the Chat Completions adapter.
+var knownBaseURLs = map[string]string{
+	"@ai-sdk/groq":                "https://api.groq.com/openai/v1",
+	"@ai-sdk/xai":                 "https://api.x.ai/v1",
+	"@ai-sdk/mistral":             "https://api.mistral.ai/v1",
+	"@ai-sdk/deepseek":            "https://api.deepseek.com/v1",
+	"@ai-sdk/togetherai":          "https://api.together.xyz/v1",
+	"@ai-sdk/cerebras":            "https://api.cerebras.ai/v1",
+	"@ai-sdk/fireworks":           "https://api.fireworks.ai/inference/v1",
+	"@ai-sdk/deepinfra":           "https://api.deepinfra.com/v1/openai",
+	"@ai-sdk/perplexity":          "https://api.perplexity.ai",
+	"@ai-sdk/cohere":              "https://api.cohere.ai/compatibility/v1",
+	"@ai-sdk/vercel":              "https://api.v0.dev/v1",
+	"@ai-sdk/gateway":             "https://ai-gateway.vercel.sh/v1",
+	"@openrouter/ai-sdk-provider": "https://openrouter.ai/api/v1",
+}
+
+// Adapter kinds.
+const (
+	kindAnthropic = "anthropic"
+	kindResponses = "openai-responses"
+	kindChat      = "openai-chat"
+	kindGoogle    = "google"
+	kindVertex    = "google-vertex"
+	kindBedrock   = "anthropic-bedrock"
+	kindVertexAnt = "anthropic-vertex"
+)
+
+// kind picks the adapter for an AI SDK package and an API shape.
+func kind(npm, shape string) string {
+	switch shape {
+	case "responses":
+		return kindResponses
+	case "completions":
+		return kindChat
+	}
+	switch npm {
+	case "@ai-sdk/anthropic":
+		return kindAnthropic
+	case "@ai-sdk/openai", "@ai-sdk/azure", "@ai-sdk/amazon-bedrock/mantle":
+		return kindResponses
+	case "@ai-sdk/google":
+		return kindGoogle
+	case "@ai-sdk/google-vertex":
+		return kindVertex
+	case "@ai-sdk/google-vertex/anthropic":
+		return kindVertexAnt
+	case "@ai-sdk/amazon-bedrock":
+		return kindBedrock
+	}
+	return kindChat
+}
+
+// adapter builds the llm.Provider that serves model m of provider p.
+func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
+	npm := p.NPM
+	if m.npm != "" {
+		npm = m.npm
+	}
+	base := p.BaseURL
+	if m.api != "" && p.options.BaseURL == "" {
+		base = m.api
+	}
+	base = r.expand(base)
+	headers := map[string]string{}
+	if r.opts.UserAgent != "" {
+		headers["User-Agent"] = r.opts.UserAgent
+	}
+	maps.Copy(headers, p.options.Headers)
+	maps.Copy(headers, m.headers)
+	client := r.client(p)
+	extra := p.options.Extra
+	k := kind(npm, m.shape)
+	if npm == "@ai-sdk/azure" && truthy(extra["useCompletionUrls"]) {
+		k = kindChat
+	}
+	switch k {
+	case kindAnthropic:
+		cfg := anthropic.Config{ID: p.ID, APIKey: p.key, BaseURL: anthropicBase(base), Headers: headers, HTTPClient: client}
+		if p.ID == "anthropic" {
+			cfg.Beta = []string{"interleaved-thinking-2025-05-14"}
+		}
+		return anthropic.New(cfg), nil
+	case kindGoogle:
+		return google.New(google.Config{ID: p.ID, APIKey: p.key, BaseURL: base, Headers: headers, HTTPClient: client}), nil
+	case kindVertex:
+		key := p.key
+		if p.Source == SourceEnv {
+			key = "" // Vertex's variables name a project and credentials, not a key
+		}
+		return google.New(google.Config{ID: p.ID, APIKey: key, BaseURL: base, Headers: headers, HTTPClient: client,
+			Vertex: true, Project: r.vertexProject(p), Location: r.vertexLocation(p)}), nil
+	case kindBedrock, kindVertexAnt:
+		return r.cloudAnthropic(k, p, base, headers, client)
+	}
+	cfg := openai.Config{ID: p.ID, APIKey: p.key, BaseURL: base, Headers: headers, HTTPClient: client}
+	switch {
+	case npm == "@ai-sdk/azure":
+		if err := r.azure(p, &cfg); err != nil {
+			return nil, err
+		}
+	case npm == "@ai-sdk/amazon-bedrock/mantle":
+		cfg.APIKey = r.opts.Getenv("AWS_BEARER_TOKEN_BEDROCK")
+	}
+	if k == kindResponses {
+		return openai.NewResponses(cfg), nil
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = knownBaseURLs[npm]
+	}
+	if cfg.BaseURL == "" && npm != "@ai-sdk/openai" {
+		return nil, fmt.Errorf("provider %s has no base URL: set provider.%s.options.baseURL in the config", p.ID, p.ID)
+	}
+	if npm != "@openrouter/ai-sdk-provider" {
+		cfg.ReasoningField = m.interleavedField
+	}
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Host == "api.openai.com" {
+		cfg.MaxCompletionTokens = true
+		cfg.SendCacheKey = true
+	}
+	return openai.NewChat(cfg), nil
+}
+
+// anthropicBase turns an AI SDK base URL (ending in /v1) into the Go SDK's,
+// which adds v1/ itself.
+func anthropicBase(base string) string {
+	if base == "" {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/v1")
+}
+
+func (r *Registry) azure(p *Info, cfg *openai.Config) error {
+	cfg.APIKeyHeader = "api-key"
+	if v, ok := p.options.Extra["apiVersion"].(string); ok && v != "" {
+		cfg.Query = map[string]string{"api-version": v}
+	}
+	if cfg.BaseURL != "" {
+		return nil
+	}
+	resource, _ := p.options.Extra["resourceName"].(string)
+	if resource == "" {
+		for name, v := range p.envVals {
+			if strings.Contains(name, "RESOURCE_NAME") {
+				resource = v
+			}
+		}
+	}
+	if resource == "" {
+		return fmt.Errorf("provider %s needs a resource name: set AZURE_RESOURCE_NAME or provider.%s.options.resourceName", p.ID, p.ID)
+	}
+	cfg.BaseURL = "https://" + resource + ".openai.azure.com/openai/v1"
+	return nil
+}
+
+func (r *Registry) vertexProject(p *Info) string {
+	if v, ok := p.options.Extra["project"].(string); ok && v != "" {
+		return v
+	}
+	return r.firstEnv("GOOGLE_VERTEX_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
+}
+
+func (r *Registry) vertexLocation(p *Info) string {
+	if v, ok := p.options.Extra["location"].(string); ok && v != "" {
+		return v
+	}
+	if v := r.firstEnv("GOOGLE_VERTEX_LOCATION", "GOOGLE_CLOUD_LOCATION", "VERTEX_LOCATION"); v != "" {
+		return v
+	}
+	return "global"
+}
+
+func (r *Registry) firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := r.opts.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// expand replaces ${VAR} in a catalog URL (Bedrock's region) from the
+// environment.
+func (r *Registry) expand(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return os.Expand(s, r.opts.Getenv)
+}
+
+// client returns the HTTP client for a provider, with its timeouts:
+// options.timeout bounds a whole request, options.headerTimeout the wait
+// for response headers.
+func (r *Registry) client(p *Info) *http.Client {
+	base := r.opts.HTTPClient
+	if base == nil {
+		base = http.DefaultClient
+	}
+	t, h := p.options.Timeout, p.options.HeaderTimeout
+	if (t == nil || t.Disabled || t.Millis <= 0) && (h == nil || h.Disabled || h.Millis <= 0) {
+		return base
+	}
+	c := *base
+	if t != nil && !t.Disabled && t.Millis > 0 {
+		c.Timeout = time.Duration(t.Millis) * time.Millisecond
+	}
+	if h != nil && !h.Disabled && h.Millis > 0 {
+		tr, ok := c.Transport.(*http.Transport)
+		if c.Transport == nil {
+			tr, ok = http.DefaultTransport.(*http.Transport)
+		}
+		if ok {
+			tr = tr.Clone()
+			tr.ResponseHeaderTimeout = time.Duration(h.Millis) * time.Millisecond
+			c.Transport = tr
+		}
+	}
+	return &c
+}
+
+func truthy(v any) bool {
+	b, ok := v.(bool)
+	return ok && b
+}
+
+// cloudAnthropic serves Claude on Bedrock or Vertex AI.
+func (r *Registry) cloudAnthropic(k string, p *Info, base string, headers map[string]string, client *http.Client) (llm.Provider, error) {
+	return nil, fmt.Errorf("provider %s: %s is not supported yet", p.ID, k)
+}
