@@ -36,16 +36,18 @@ type runOutput struct {
 	sessionID      string
 
 	kinds   map[string]string // part id → part type
-	printed map[string]int    // text part id → bytes printed
-	done    map[string]bool   // parts reported as finished
-	midLine bool              // the last text printed did not end a line
-	failed  bool              // an error was reported
+	asked   map[string]permission.Request
+	printed map[string]int  // text part id → bytes printed
+	done    map[string]bool // parts reported as finished
+	midLine bool            // the last text printed did not end a line
+	failed  bool            // an error was reported
 }
 
 func newRunOutput(stdout, stderr io.Writer, asJSON bool, sessionID string) *runOutput {
 	return &runOutput{
 		stdout: stdout, stderr: stderr, json: asJSON, color: isTerminal(stderr), sessionID: sessionID,
 		kinds: map[string]string{}, printed: map[string]int{}, done: map[string]bool{},
+		asked: map[string]permission.Request{},
 	}
 }
 
@@ -88,9 +90,16 @@ func (o *runOutput) event(ev bus.Event) {
 	case session.ErrorEvent:
 		o.error(p.Error)
 	case permission.Request:
+		o.asked[p.ID] = p
+	case permission.Replied:
+		req, ok := o.asked[p.RequestID]
+		delete(o.asked, p.RequestID)
+		if !ok || p.Reply != permission.ReplyReject {
+			return
+		}
 		o.endLine()
 		msg := fmt.Sprintf("permission requested: %s (%s); rejected, run with --auto to allow what no rule denies",
-			p.Permission, strings.Join(p.Patterns, ", "))
+			req.Permission, strings.Join(req.Patterns, ", "))
 		fmt.Fprintln(o.stderr, o.paint("33", msg))
 	}
 }

@@ -467,3 +467,38 @@ func TestRunAttachesFilesAndStdin(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPermissions reads a file outside the project: run rejects the
+// ask and says so; with --auto the read goes through.
+func TestRunPermissions(t *testing.T) {
+	script := `
+step
+call call_1 read {"filePath":"../outside.txt"}
+finish tool-calls
+step
+text Done.
+finish stop
+`
+	for _, auto := range []bool{false, true} {
+		p := newProject(t, script, nil)
+		if err := os.WriteFile(filepath.Join(p.dir, "..", "outside.txt"), []byte("secret plans\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"run", "read the outside file"}
+		if auto {
+			args = append(args, "--auto")
+		}
+		stdout, stderr, code := p.run(args...)
+		if code != 0 {
+			t.Fatalf("auto=%v: exit status %d\n%s\n%s", auto, code, stdout, stderr)
+		}
+		asked := strings.Contains(stderr, "permission requested: external_directory")
+		read := strings.Contains(string(p.model.Requests()[len(p.model.Requests())-1].Body), "secret plans")
+		if auto && (asked || !read || !strings.Contains(stdout, "Done.")) {
+			t.Errorf("--auto: asked=%v read=%v\n%s\n%s", asked, read, stdout, stderr)
+		}
+		if !auto && (!asked || read || len(p.model.Requests()) != 1) {
+			t.Errorf("without --auto: asked=%v read=%v requests=%d\n%s\n%s", asked, read, len(p.model.Requests()), stdout, stderr)
+		}
+	}
+}
