@@ -1,13 +1,18 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
+
+	gauth "cloud.google.com/go/auth"
+	"cloud.google.com/go/auth/credentials"
 
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/llm/anthropic"
@@ -109,7 +114,7 @@ func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
 		return google.New(google.Config{ID: p.ID, APIKey: key, BaseURL: base, Headers: headers, HTTPClient: client,
 			Vertex: true, Project: r.vertexProject(p), Location: r.vertexLocation(p)}), nil
 	case kindBedrock, kindVertexAnt:
-		return r.cloudAnthropic(k, p, base, headers, client)
+		return r.cloudAnthropic(k, p, m, base, headers, client)
 	}
 	cfg := openai.Config{ID: p.ID, APIKey: p.key, BaseURL: base, Headers: headers, HTTPClient: client}
 	switch {
@@ -241,7 +246,59 @@ func truthy(v any) bool {
 	return ok && b
 }
 
-// cloudAnthropic serves Claude on Bedrock or Vertex AI.
-func (r *Registry) cloudAnthropic(k string, p *Info, base string, headers map[string]string, client *http.Client) (llm.Provider, error) {
-	return nil, fmt.Errorf("provider %s: %s is not supported yet", p.ID, k)
+// cloudAnthropic serves Claude on Bedrock or Vertex AI, through the
+// Anthropic SDK's request options.
+func (r *Registry) cloudAnthropic(k string, p *Info, m *Model, base string, headers map[string]string, client *http.Client) (llm.Provider, error) {
+	cfg := anthropic.Config{ID: p.ID, Headers: headers, HTTPClient: client}
+	if id := strings.ToLower(m.ID); !strings.Contains(id, "claude") && !strings.Contains(id, "anthropic") {
+		return nil, fmt.Errorf("provider %s: only Claude models are supported (%s is not one)", p.ID, m.ID)
+	}
+	if k == kindBedrock {
+		region, _ := p.options.Extra["region"].(string)
+		if region == "" {
+			region = r.firstEnv("AWS_REGION", "AWS_DEFAULT_REGION")
+		}
+		profile, _ := p.options.Extra["profile"].(string)
+		if profile == "" {
+			profile = r.opts.Getenv("AWS_PROFILE")
+		}
+		opts, err := anthropic.Bedrock(context.Background(), region, profile)
+		if err != nil {
+			return nil, fmt.Errorf("provider %s: %w", p.ID, err)
+		}
+		cfg.Options = opts
+		return anthropic.New(cfg), nil
+	}
+	vc := anthropic.VertexConfig{Region: r.vertexLocation(p), Project: r.vertexProject(p), BaseURL: base}
+	if p.Source != SourceEnv && p.key != "" {
+		key := p.key
+		vc.Token = func(context.Context) (string, error) { return key, nil }
+	} else {
+		vc.Token = googleToken()
+	}
+	cfg.Options = anthropic.Vertex(vc)
+	return anthropic.New(cfg), nil
+}
+
+// googleToken returns a token source over Application Default Credentials,
+// looked up on first use.
+func googleToken() func(context.Context) (string, error) {
+	var (
+		once  sync.Once
+		creds *gauth.Credentials
+		err   error
+	)
+	return func(ctx context.Context) (string, error) {
+		once.Do(func() {
+			creds, err = credentials.DetectDefault(&credentials.DetectOptions{Scopes: []string{"https://www.googleapis.com/auth/cloud-platform"}})
+		})
+		if err != nil {
+			return "", err
+		}
+		t, err := creds.Token(ctx)
+		if err != nil {
+			return "", err
+		}
+		return t.Value, nil
+	}
 }

@@ -148,7 +148,7 @@ func TestConfigModelOverrides(t *testing.T) {
 
 func TestAdapters(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", "GEMINI_API_KEY": "g", "DEEPSEEK_API_KEY": "d",
-		"GROQ_API_KEY": "q", "AZURE_RESOURCE_NAME": "res", "AZURE_API_KEY": "z"}
+		"GROQ_API_KEY": "q", "AZURE_RESOURCE_NAME": "res", "AZURE_API_KEY": "z", "AWS_REGION": "us-east-1", "GOOGLE_VERTEX_PROJECT": "p"}
 	r := newRegistry(t, setup{env: env})
 	tests := []struct {
 		model string
@@ -160,6 +160,8 @@ func TestAdapters(t *testing.T) {
 		{"google/gemini-2.5-pro", func(p llm.Provider) bool { _, ok := p.(*google.Provider); return ok }},
 		{"deepseek/deepseek-reasoner", func(p llm.Provider) bool { _, ok := p.(*openai.Chat); return ok }},
 		{"groq/qwen3-32b", func(p llm.Provider) bool { _, ok := p.(*openai.Chat); return ok }},
+		{"amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", func(p llm.Provider) bool { _, ok := p.(*anthropic.Provider); return ok }},
+		{"google-vertex-anthropic/claude-sonnet-4-5@20250929", func(p llm.Provider) bool { _, ok := p.(*anthropic.Provider); return ok }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
@@ -178,6 +180,9 @@ func TestAdapters(t *testing.T) {
 				t.Error("adapter not reused")
 			}
 		})
+	}
+	if _, _, err := r.Resolve(context.Background(), "amazon-bedrock/meta.llama3-70b-instruct-v1:0"); err == nil {
+		t.Error("a non-Claude Bedrock model resolved")
 	}
 	if _, _, err := newRegistry(t, setup{env: map[string]string{"AZURE_API_KEY": "z"}}).Resolve(context.Background(), "azure/gpt-5"); err == nil ||
 		!strings.Contains(err.Error(), "AZURE_RESOURCE_NAME") {
