@@ -28,6 +28,7 @@ import (
 	"github.com/codeloop/codeloop/internal/paths"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/prompt"
+	"github.com/codeloop/codeloop/internal/provider"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/skill"
 	"github.com/codeloop/codeloop/internal/store"
@@ -64,6 +65,7 @@ type App struct {
 	Sessions      *session.Sessions
 	Engine        *session.Engine
 	MCP           *mcp.Manager
+	Models        *provider.Registry
 
 	closers []func() error
 }
@@ -182,7 +184,9 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		skill.NewTool(skills),
 	)
 
-	md := newModels(cfg, opts.Getenv, opts.Dirs.Auth())
+	a.Models = provider.New(provider.Options{Config: cfg, Dirs: opts.Dirs, Getenv: opts.Getenv,
+		UserAgent: "codeloop/" + opts.Version, Log: opts.Log})
+	md := models{a.Models}
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
 	a.Engine, err = session.New(session.Config{
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},

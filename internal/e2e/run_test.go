@@ -115,6 +115,7 @@ func (p *project) env() []string {
 		"XDG_CACHE_HOME=" + filepath.Join(p.home, ".cache"),
 		"XDG_STATE_HOME=" + filepath.Join(p.home, ".local/state"),
 		"GIT_CONFIG_NOSYSTEM=1",
+		"CODELOOP_DISABLE_MODELS_FETCH=1",
 	}
 }
 

@@ -49,6 +49,13 @@ type Models interface {
 	Small(ctx context.Context, providerID string) (message.ModelRef, bool)
 }
 
+// ModelParams is implemented by Models that know a model's request
+// defaults (sampling values, output limit, reasoning settings) for a
+// variant.
+type ModelParams interface {
+	Params(ctx context.Context, ref message.ModelRef) (llm.Options, error)
+}
+
 // ToolQuery says for whom tools are listed.
 type ToolQuery struct {
 	SessionID string

@@ -159,7 +159,11 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 		ProviderID: user.Info.Model.ProviderID, ModelID: user.Info.Model.ModelID,
 		ToolResultMedia: e.cfg.ToolResultMedia != nil && e.cfg.ToolResultMedia(user.Info.Model.ProviderID),
 	})
-	req := &llm.Request{Model: model.ID, System: system, Messages: conv, Tools: specs, Options: e.options(sess, agent, model, user)}
+	opts, err := e.options(ctx, sess, agent, model, user)
+	if err != nil {
+		return outStop, err
+	}
+	req := &llm.Request{Model: model.ID, System: system, Messages: conv, Tools: specs, Options: opts}
 	if lastStep {
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant,
 			Parts: []llm.Part{{Type: llm.PartText, Text: e.cfg.Texts.MaxSteps}}})
@@ -237,13 +241,23 @@ func (e *Engine) system(ctx context.Context, in SystemInput, user *message.Messa
 	return out, nil
 }
 
-// options are the sampling settings of a step.
-func (e *Engine) options(sess Info, agent *Agent, model llm.Model, user *message.Message) llm.Options {
-	o := llm.Options{
-		MaxOutputTokens: maxOutputTokens(model),
-		Variant:         user.Info.Model.Variant,
-		CacheKey:        sess.ID,
+// options are the request settings of a step: the model's defaults (when
+// Models implements ModelParams), the agent's sampling values and
+// provider options over them, and the session id as the cache key.
+func (e *Engine) options(ctx context.Context, sess Info, agent *Agent, model llm.Model, user *message.Message) (llm.Options, error) {
+	var o llm.Options
+	if mp, ok := e.cfg.Models.(ModelParams); ok {
+		p, err := mp.Params(ctx, user.Info.Model)
+		if err != nil {
+			return o, fmt.Errorf("model %s: %w", user.Info.Model, err)
+		}
+		o = p
 	}
+	if o.MaxOutputTokens == 0 {
+		o.MaxOutputTokens = maxOutputTokens(model)
+	}
+	o.Variant = user.Info.Model.Variant
+	o.CacheKey = sess.ID
 	if model.Temperature && agent.Temperature != nil {
 		o.Temperature = agent.Temperature
 	}
@@ -251,9 +265,16 @@ func (e *Engine) options(sess Info, agent *Agent, model llm.Model, user *message
 		o.TopP = agent.TopP
 	}
 	if len(agent.Options) > 0 {
-		o.ProviderOptions = agent.Options
+		merged := make(map[string]any, len(o.ProviderOptions)+len(agent.Options))
+		for k, v := range o.ProviderOptions {
+			merged[k] = v
+		}
+		for k, v := range agent.Options {
+			merged[k] = v
+		}
+		o.ProviderOptions = merged
 	}
-	return o
+	return o, nil
 }
 
 func maxOutputTokens(m llm.Model) int {
