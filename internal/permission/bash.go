@@ -106,8 +106,13 @@ type analyzer struct {
 	always   map[string]bool
 	reasons  []string
 	depth    int
+	words    int // fields expanded so far, bounded by maxWords
 	vars     *varFacts
 }
+
+// maxWords bounds the words a text may expand to (brace expansion grows
+// fast) before the analysis gives up.
+const maxWords = 1 << 16
 
 // fail records why the text cannot be analysed.
 func (z *analyzer) fail(format string, args ...any) {
@@ -207,6 +212,10 @@ func (z *analyzer) fields(words []*syntax.Word) []field {
 			continue
 		}
 		vals, err := expand.Fields(z.cfg, w)
+		if err == nil && z.words+len(vals) > maxWords {
+			err = fmt.Errorf("the command expands to more than %d words", maxWords)
+		}
+		z.words += len(vals)
 		if err != nil {
 			z.fail("the word %s cannot be expanded (%v)", src, err)
 			out = append(out, field{src: src, unknown: true})

@@ -420,6 +420,9 @@ func (z *analyzer) arithText(s string) {
 		}
 		return
 	}
+	if x == nil {
+		return
+	}
 	z.arithm(x)
 	syntax.Walk(x, z.visit)
 }

@@ -347,7 +347,7 @@ options:
 			case "rcfile", "init-file":
 				i++
 			}
-		case (v[0] == '-' || v[0] == '+') && len(v) > 1:
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
 			i++
 			for _, c := range v[1:] {
 				switch c {

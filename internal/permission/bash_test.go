@@ -1,0 +1,155 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func TestAnalyzeBashAlways(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"git commit -m 'fix: x' && git push origin main", []string{"git commit *", "git push *"}},
+		{"npm run dev", []string{"npm run dev *"}},
+		{"docker compose up -d", []string{"docker compose up *"}},
+		{"ls; ls -la; ls /tmp", []string{"ls *"}},
+		{"sudo npm install", []string{"sudo *", "npm install *"}},
+		{"cd dir && go test ./...", []string{"cd *", "go test *"}},
+		{"$x y", nil}, // nothing to approve for a dynamic program
+	}
+	for _, tt := range tests {
+		if got := AnalyzeBash(tt.cmd).Always; !slices.Equal(got, tt.want) {
+			t.Errorf("Always of %q = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestAnalyzeBashPaths(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string // "kind path"
+	}{
+		{"chmod 755 a.sh b.sh", []string{"write a.sh", "write b.sh"}},
+		{"chmod +x a.sh", []string{"write a.sh"}},
+		{"chmod --reference=ref a", []string{"write a"}},
+		{"chown user:group f", []string{"write f"}},
+		{"cp -r src dst", []string{"write src", "write dst"}},
+		{"rm -- -weird", []string{"write -weird"}},
+		{"cd /etc && cat passwd", []string{"read /etc", "read passwd"}},
+		{"mkdir -p a/b c", []string{"write a/b", "write c"}},
+		{"echo x > /etc/motd; echo y >> ~/log; cat < in", []string{"write /etc/motd", "write ~/log", "read in"}},
+		{"ls >&2; ls 2>&-; ls >& out", []string{"write out"}},
+		{"cmd &> all.log", []string{"write all.log"}},
+		{"echo > /dev/null 2> /dev/stderr", nil},
+		{"cat $f > \"$out\"", []string{"write? \"$out\"", "read? $f"}},
+		{"sudo rm /etc/x", []string{"write /etc/x"}},
+		{"touch {a,b}.txt", []string{"write a.txt", "write b.txt"}},
+		{"source ./env.sh", []string{"read ./env.sh"}},
+		{"grep x /etc/passwd", nil}, // not a file command
+	}
+	for _, tt := range tests {
+		if got := pathLines(AnalyzeBash(tt.cmd)); !slices.Equal(got, tt.want) {
+			t.Errorf("paths of %q = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestAnalyzeBashCommands(t *testing.T) {
+	a := AnalyzeBash(`FOO=1 /usr/bin/env -i "git" commit -m "a b" 2>/dev/null`)
+	want := []Command{
+		{Name: "env", Args: []string{"-i", "git", "commit", "-m", "a b"}, Text: "env -i git commit -m 'a b' 2> /dev/null"},
+		{Name: "git", Args: []string{"commit", "-m", "a b"}, Text: "git commit -m 'a b'"},
+	}
+	if !reflect.DeepEqual(a.Commands, want) || a.Unanalysable {
+		t.Errorf("Commands = %+v, want %+v", a.Commands, want)
+	}
+	if !slices.Equal(a.Patterns, []string{want[0].Text, want[1].Text}) {
+		t.Errorf("Patterns = %q", a.Patterns)
+	}
+	// Several reasons are all reported.
+	a = AnalyzeBash("$a; $(b) c; alias x=y")
+	if !a.Unanalysable || strings.Count(a.Reason, ";") < 2 {
+		t.Errorf("reasons: %q", a.Reason)
+	}
+	// Too deep a nesting fails closed.
+	deep := "touch marker"
+	for range maxDepth + 2 {
+		deep = "eval " + quote(deep)
+	}
+	if a := AnalyzeBash(deep); !a.Unanalysable {
+		t.Errorf("nesting deeper than %d analysed: %+v", maxDepth, a.Patterns)
+	}
+}
+
+// checkAnalysis is what must hold for any text: the patterns are the
+// commands' texts, a reason comes with Unanalysable, and a text that parses
+// and has a simple command gives a pattern or is unanalysable.
+func checkAnalysis(t *testing.T, cmd string) {
+	a := AnalyzeBash(cmd)
+	if a.Unanalysable != (a.Reason != "") {
+		t.Fatalf("%q: unanalysable %v with reason %q", cmd, a.Unanalysable, a.Reason)
+	}
+	for _, c := range a.Commands {
+		if !slices.Contains(a.Patterns, c.Text) {
+			t.Fatalf("%q: command %q has no pattern", cmd, c.Text)
+		}
+		if c.Dynamic && !a.Unanalysable {
+			t.Fatalf("%q: dynamic command %q but analysable", cmd, c.Text)
+		}
+	}
+	if len(a.Patterns) == 0 && !a.Unanalysable {
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+		if err != nil {
+			t.Fatalf("%q does not parse (%v) but is analysable", cmd, err)
+		}
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+				t.Fatalf("%q runs a command but gives no pattern", cmd)
+			}
+			return true
+		})
+	}
+	if b := AnalyzeBash(cmd); !reflect.DeepEqual(a, b) {
+		t.Fatalf("%q: two analyses differ", cmd)
+	}
+}
+
+func FuzzAnalyzeBash(f *testing.F) {
+	files, _ := filepath.Glob("testdata/bash/*.txtar")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, af := range txtar.Parse(data).Files {
+			var cmd []string
+			for _, line := range strings.Split(string(af.Data), "\n") {
+				if s, ok := strings.CutPrefix(line, "$ "); ok {
+					cmd = append(cmd, s)
+				}
+			}
+			f.Add(strings.Join(cmd, "\n"))
+		}
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) > 4096 {
+			return
+		}
+		checkAnalysis(t, cmd)
+	})
+}
+
+func BenchmarkAnalyzeBash(b *testing.B) {
+	cmd := `cd /src && git status --short | grep '^ M' | cut -c4- | xargs -I{} sh -c 'gofmt -l {} && go vet ./...' 2>&1 | tee /tmp/out.log`
+	for b.Loop() {
+		AnalyzeBash(cmd)
+	}
+}
