@@ -157,11 +157,13 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 			done <- a.Engine.Compact(wctx, sess.ID)
 			return
 		}
-		if _, err := a.Engine.Send(wctx, in); err != nil {
+		m, err := a.Engine.Send(wctx, in)
+		if err != nil {
 			done <- err
 			return
 		}
-		_, err := a.Engine.Wait(wctx, sess.ID)
+		_ = a.Models.Use(m.Info.Model.ProviderID + "/" + m.Info.Model.ModelID)
+		_, err = a.Engine.Wait(wctx, sess.ID)
 		done <- err
 	}()
 

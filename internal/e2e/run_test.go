@@ -503,3 +503,27 @@ finish stop
 		}
 	}
 }
+
+// TestRunCommandCompact compacts the last session by hand.
+func TestRunCommandCompact(t *testing.T) {
+	script := `
+step
+text The project is small.
+finish stop input=100 output=5
+step
+text SUMMARY: the user asked about the project.
+finish stop input=120 output=10
+`
+	p := newProject(t, script, nil)
+	if _, stderr, code := p.run("run", "describe the project"); code != 0 {
+		t.Fatalf("first run: %d %s", code, stderr)
+	}
+	stdout, stderr, code := p.run("run", "-c", "--command", "compact")
+	if code != 0 || !strings.Contains(stdout, "SUMMARY: the user asked about the project.") {
+		t.Fatalf("compact: %d\n%s\n%s", code, stdout, stderr)
+	}
+	last := string(p.model.Requests()[1].Body)
+	if !strings.Contains(last, "The project is small.") {
+		t.Errorf("the summary request lacks the history: %s", last)
+	}
+}
