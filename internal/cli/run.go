@@ -132,6 +132,7 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	fresh := o.session == "" && !o.cont
 	parts, err := attachFiles(o.files, cwd)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
@@ -159,6 +160,9 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 		}
 		m, err := a.Engine.Send(wctx, in)
 		if err != nil {
+			if fresh {
+				_ = a.Sessions.Delete(wctx, sess.ID) // nothing was said in it
+			}
 			done <- err
 			return
 		}
@@ -195,7 +199,9 @@ wait:
 	case interrupted:
 		return &exitCodeError{code: exitInterrupted}
 	case loopErr != nil:
-		out.error(message.FromError(loopErr))
+		if !out.failed { // the loop's own error event may have said it already
+			out.error(message.FromError(loopErr))
+		}
 		return &exitCodeError{code: exitError}
 	case out.failed:
 		return &exitCodeError{code: exitError}
