@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -357,10 +358,24 @@ func (z *analyzer) command(words []field, redirs string, ctx runCtx) {
 	z.follow(prog, args, ctx)
 }
 
-// programName is the name a command word runs: the last element of a path.
+// programName is the name a command word runs: the last element of a
+// path. Where file names ignore case (macOS, Windows) it is lower-cased,
+// and on Windows an executable's extension is dropped, since TOUCH or
+// touch.exe run touch there.
 func programName(word string) string {
 	if strings.Contains(word, "/") && strings.Trim(word, "/") != "" {
-		return path.Base(word)
+		word = path.Base(word)
+	}
+	switch runtime.GOOS {
+	case "windows":
+		word = strings.ToLower(word)
+		for _, ext := range []string{".exe", ".com", ".bat", ".cmd"} {
+			if w, ok := strings.CutSuffix(word, ext); ok && w != "" {
+				return w
+			}
+		}
+	case "darwin", "ios":
+		word = strings.ToLower(word)
 	}
 	return word
 }

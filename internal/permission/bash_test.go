@@ -89,6 +89,48 @@ func TestAnalyzeBashCommands(t *testing.T) {
 	}
 }
 
+// TestAnalyzeBashEveryday checks that commands an agent runs every day are
+// analysed, not refused as unanalysable.
+func TestAnalyzeBashEveryday(t *testing.T) {
+	for _, c := range []string{
+		"for i in 1 2 3; do echo $((i * 2)); done",
+		"i=0; while [[ $i -lt 10 ]]; do i=$((i+1)); done",
+		"n=${#list[@]}; for ((i=0;i<n;i++)); do echo ${list[i]}; done",
+		"(( $# > 0 )) && echo args",
+		"echo $((RANDOM % 10)); sleep $((2**3))",
+		"x=${arr[-1]}; echo ${@:2} ${x:0:5}",
+		"status=$?; if [ $status -ne 0 ]; then exit $status; fi",
+		"count=$(ls | wc -l); echo \"Files: $count\"",
+		"go test ./... 2>&1 | tail -20",
+		"cd /work && git diff --stat HEAD~1",
+		"npm install && npm run build",
+		"find . -name '*.go' -not -path './vendor/*' | xargs gofmt -l",
+		"grep -rn 'TODO' --include='*.go' . | head -50",
+		"python3 -c 'print(1)'",
+		"curl -s https://example.com | jq .",
+		"cat <<'EOF' > /tmp/x.txt\nhello $USER\nEOF",
+		"export GOFLAGS=-mod=mod; go build ./...",
+		"ls -la ~/.config",
+		"echo \"${HOME}/bin\"",
+		"[[ -f go.mod ]] && echo yes",
+		"for f in *.go; do wc -l \"$f\"; done",
+		"while read -r line; do echo \"$line\"; done < file.txt",
+		"set -euo pipefail; make test",
+		"local_var=\"$(git rev-parse --short HEAD)\"; echo $local_var",
+		"docker ps --format '{{.Names}}'",
+		"tar -czf out.tgz src/ && ls -la out.tgz",
+		"sed -i 's/foo/bar/g' file.txt",
+		"awk '{print $1}' file.txt | sort | uniq -c | sort -rn",
+		"timeout 30 go test -run TestX -v ./pkg/...",
+		"kill -9 $(lsof -t -i:8080) 2>/dev/null || true",
+	} {
+		a := AnalyzeBash(c)
+		if a.Unanalysable {
+			t.Errorf("%q: %s", c, a.Reason)
+		}
+	}
+}
+
 // checkAnalysis is what must hold for any text: the patterns are the
 // commands' texts, a reason comes with Unanalysable, and a text that parses
 // and has a simple command gives a pattern or is unanalysable.

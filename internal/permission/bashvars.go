@@ -164,13 +164,28 @@ func arithName(x syntax.ArithmExpr) string {
 	return ""
 }
 
-// isIntegerWord reports whether a word is a plain integer literal.
+// isIntegerWord reports whether a word always gives an integer: an integer
+// literal, an arithmetic expansion, a length ${#x}, or a numeric special
+// parameter such as $? or $#.
 func isIntegerWord(w *syntax.Word) bool {
 	if w == nil {
 		return true // an empty value counts as 0
 	}
-	s := w.Lit()
-	s = strings.TrimPrefix(s, "-")
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) == 1 {
+		switch p := parts[0].(type) {
+		case *syntax.ArithmExp:
+			return true
+		case *syntax.ParamExp:
+			return p.Length || p.Param != nil && numericVars[p.Param.Value] && p.Exp == nil && p.Repl == nil && p.Slice == nil && !p.Excl
+		}
+	}
+	s := strings.TrimPrefix(w.Lit(), "-")
 	if s == "" {
 		return false
 	}

@@ -37,7 +37,7 @@ func TestBashCorpusRun(t *testing.T) {
 	for _, c := range loadCorpus(t) {
 		decision, _ := decideBash(t.Context(), svc, rules, AnalyzeBash(c.cmd))
 		allowed := decision == "allow"
-		if c.has("norun") || (!allowed && !c.has("creates")) {
+		if c.has("norun") || (!allowed && !c.has("creates")) || (c.has("case-sensitive") && caseInsensitive()) {
 			continue
 		}
 		dir := t.TempDir()
