@@ -260,3 +260,10 @@ func (r *Registry) envTrue(names ...string) bool {
 	}
 	return false
 }
+
+// RefreshCatalog refreshes a stale cached model catalog in the background
+// (see catalog.Source.RefreshInBackground); the new copy is used from the
+// next registry on. The returned channel yields the result.
+func (r *Registry) RefreshCatalog(ctx context.Context) <-chan error {
+	return r.opts.Catalog.RefreshInBackground(ctx)
+}
