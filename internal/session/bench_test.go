@@ -69,6 +69,7 @@ func BenchmarkProcessorDeltas(b *testing.B) {
 	var last string
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu0 := cpuTime()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -84,6 +85,7 @@ func BenchmarkProcessorDeltas(b *testing.B) {
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N*deltas), "cpu-ns/delta")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*deltas), "allocs/delta")
 	m, err := sessions.Message(ctx, last)
@@ -94,3 +96,4 @@ func BenchmarkProcessorDeltas(b *testing.B) {
 		b.Fatalf("the stored answer is incomplete: %T", m.Parts[1])
 	}
 }
+
