@@ -96,4 +96,3 @@ func BenchmarkProcessorDeltas(b *testing.B) {
 		b.Fatalf("the stored answer is incomplete: %T", m.Parts[1])
 	}
 }
-
