@@ -117,6 +117,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newExportCmd(e),
 		newImportCmd(e),
 		newPermissionsCmd(e),
+		newMCPCmd(e),
 	)
 	return root
 }

@@ -23,15 +23,14 @@ import (
 // maxToolName is the longest tool name every provider accepts.
 const maxToolName = 64
 
-// sanitize replaces the characters a tool name may not hold with '_'.
+// sanitize replaces each character a tool name may not hold with '_'.
 func sanitize(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
 		}
-	}
-	return string(b)
+		return '_'
+	}, s)
 }
 
 // ToolName is the name the model calls tool of server by:

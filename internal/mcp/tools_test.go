@@ -1,0 +1,125 @@
+package mcp
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/codeloop/codeloop/internal/config"
+)
+
+func TestToolName(t *testing.T) {
+	long := strings.Repeat("x", 70)
+	tests := []struct {
+		server, tool, want string
+	}{
+		{"github", "create_issue", "github_create_issue"},
+		{"my server", "do.thing", "my_server_do_thing"},
+		{"a-b", "c/d:e", "a-b_c_d_e"},
+		{"ünï", "tool", "_n__tool"},
+	}
+	for _, tt := range tests {
+		if got := ToolName(tt.server, tt.tool); got != tt.want {
+			t.Errorf("ToolName(%q, %q) = %q, want %q", tt.server, tt.tool, got, tt.want)
+		}
+	}
+	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	a, b := ToolName("srv", long+"a"), ToolName("srv", long+"b")
+	if !valid.MatchString(a) || !valid.MatchString(b) || a == b {
+		t.Errorf("long names %q and %q: want distinct valid names of at most 64 characters", a, b)
+	}
+	if a != ToolName("srv", long+"a") {
+		t.Error("ToolName is not stable")
+	}
+}
+
+func TestSanitizeSchema(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"nil", `null`, `{"properties":{},"type":"object"}`},
+		{"no properties", `{"type":"object"}`, `{"properties":{},"type":"object"}`},
+		{"strips $schema", `{"$schema":"x","type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
+			`{"properties":{"a":{"type":"string"}},"required":["a"],"type":"object"}`},
+		{"missing type", `{"properties":{"n":{"type":"number"}}}`, `{"properties":{"n":{"type":"number"}},"type":"object"}`},
+		{"keeps the rest", `{"type":"object","properties":{},"additionalProperties":false,"$defs":{"x":{}}}`,
+			`{"$defs":{"x":{}},"additionalProperties":false,"properties":{},"type":"object"}`},
+		{"not an object", `"nonsense"`, `{"properties":{},"type":"object"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var in any
+			if err := json.Unmarshal([]byte(tt.in), &in); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(sanitizeSchema(in)); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestServerEnv(t *testing.T) {
+	env := serverEnv([]string{"PATH=/bin", "HOME=/h", "=C:=x"}, map[string]string{"HOME": "/other", "TOKEN": "t"})
+	slices.Sort(env)
+	want := []string{"=C:=x", "HOME=/other", "PATH=/bin", "TOKEN=t"}
+	if !slices.Equal(env, want) {
+		t.Errorf("env = %v, want %v", env, want)
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	m := &Manager{}
+	if got := m.callTimeout(config.MCP{}); got != DefaultCallTimeout {
+		t.Errorf("default call timeout = %v", got)
+	}
+	if got := m.connectTimeout(config.MCP{}); got != DefaultConnectTimeout {
+		t.Errorf("default connect timeout = %v", got)
+	}
+	m.opts.CallTimeout = time.Minute
+	if got := m.callTimeout(config.MCP{}); got != time.Minute {
+		t.Errorf("option call timeout = %v", got)
+	}
+	if got := m.callTimeout(config.MCP{Timeout: ptr(1500)}); got != 1500*time.Millisecond {
+		t.Errorf("server call timeout = %v", got)
+	}
+	if got := m.connectTimeout(config.MCP{Timeout: ptr(1500)}); got != 1500*time.Millisecond {
+		t.Errorf("server connect timeout = %v", got)
+	}
+}
+
+func TestAuthStore(t *testing.T) {
+	s := NewAuthStore(filepath.Join(t.TempDir(), "sub", "mcp-auth.json"))
+	if _, ok, err := s.Get("x"); ok || err != nil {
+		t.Fatalf("empty store: %v %v", ok, err)
+	}
+	exp := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	err := s.Update("x", func(e *AuthEntry) {
+		e.ServerURL = "https://x/mcp"
+		e.setConfig(&oauth2.Config{ClientID: "c", Endpoint: oauth2.Endpoint{TokenURL: "https://x/token"}, Scopes: []string{"a"}})
+		e.setToken(&oauth2.Token{AccessToken: "at", RefreshToken: "rt", TokenType: "Bearer", Expiry: exp})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A refresh without a new refresh token keeps the old one.
+	if err := s.Update("x", func(e *AuthEntry) { e.setToken(&oauth2.Token{AccessToken: "at2", Expiry: exp}) }); err != nil {
+		t.Fatal(err)
+	}
+	e, ok, err := s.Get("x")
+	if !ok || err != nil || e.AccessToken != "at2" || e.RefreshToken != "rt" || !e.Expiry.Equal(exp) || e.oauthConfig().ClientID != "c" {
+		t.Errorf("entry = %+v, %v, %v", e, ok, err)
+	}
+	if ok, err := s.Delete("x"); !ok || err != nil {
+		t.Errorf("delete = %v, %v", ok, err)
+	}
+	if ok, _ := s.Delete("x"); ok {
+		t.Error("deleted twice")
+	}
+}
