@@ -118,6 +118,8 @@ func newRootCmd(e *env) *cobra.Command {
 		newImportCmd(e),
 		newPermissionsCmd(e),
 		newMCPCmd(e),
+		newModelsCmd(e),
+		newAuthCmd(e),
 	)
 	return root
 }
