@@ -76,7 +76,13 @@ const maxDepth = 16
 // text piped or redirected into a shell, aliases, a text that does not
 // parse — the analysis is Unanalysable, and permission checks treat it as
 // matching every deny rule of "bash" and never approve it automatically.
-func AnalyzeBash(cmd string) Analysis {
+func AnalyzeBash(cmd string) Analysis { return AnalyzeShell(cmd, "bash") }
+
+// AnalyzeShell is AnalyzeBash for a text run by the shell program shell
+// (a name or path such as "/bin/zsh"): zsh and mksh texts are parsed in
+// their own syntax, fish texts are not analysed, and every other shell's
+// as bash.
+func AnalyzeShell(cmd, shell string) Analysis {
 	z := &analyzer{
 		printer:  syntax.NewPrinter(syntax.SingleLine(true)),
 		patterns: make(map[string]bool),
@@ -84,7 +90,7 @@ func AnalyzeBash(cmd string) Analysis {
 		vars:     newVarFacts(),
 	}
 	z.cfg = &expand.Config{Env: expand.FuncEnviron(keepTilde)}
-	z.text(cmd)
+	z.shellText(programName(shell), field{val: cmd}, runCtx{})
 	z.out.Reason = strings.Join(z.reasons, "; ")
 	z.out.Unanalysable = len(z.reasons) > 0
 	return z.out
@@ -128,12 +134,15 @@ func (z *analyzer) fail(format string, args ...any) {
 
 // text analyses one shell text: the whole command, or the text of a
 // bash -c, eval or trap inside it.
-func (z *analyzer) text(src string) {
+func (z *analyzer) text(src string) { z.textIn(src, syntax.LangBash) }
+
+// textIn analyses a shell text written in the language lang.
+func (z *analyzer) textIn(src string, lang syntax.LangVariant) {
 	if z.depth >= maxDepth {
 		z.fail("shells and eval nest more than %d levels deep", maxDepth)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		z.fail("the text does not parse as a bash command (%v)", err)
 		return
@@ -363,6 +372,10 @@ func (z *analyzer) command(words []field, redirs string, ctx runCtx) {
 // and on Windows an executable's extension is dropped, since TOUCH or
 // touch.exe run touch there.
 func programName(word string) string {
+	// zsh expands =name to the program's path.
+	if w := strings.TrimLeft(word, "="); w != "" {
+		word = w
+	}
 	if strings.Contains(word, "/") && strings.Trim(word, "/") != "" {
 		word = path.Base(word)
 	}

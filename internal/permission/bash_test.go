@@ -195,3 +195,22 @@ func BenchmarkAnalyzeBash(b *testing.B) {
 		AnalyzeBash(cmd)
 	}
 }
+
+func TestAnalyzeShell(t *testing.T) {
+	tests := []struct {
+		cmd, shell string
+		want       []string
+		bad        bool
+	}{
+		{"=touch marker", "/usr/bin/zsh", []string{"touch marker"}, false},
+		{"touch marker", "/bin/mksh", []string{"touch marker"}, false},
+		{"echo (touch marker)", "fish", nil, true},
+		{"ls && rm x", "/bin/sh", []string{"ls", "rm x"}, false},
+	}
+	for _, tt := range tests {
+		a := AnalyzeShell(tt.cmd, tt.shell)
+		if !slices.Equal(a.Patterns, tt.want) || a.Unanalysable != tt.bad {
+			t.Errorf("AnalyzeShell(%q, %q) = %q, %v (%s)", tt.cmd, tt.shell, a.Patterns, a.Unanalysable, a.Reason)
+		}
+	}
+}

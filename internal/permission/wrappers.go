@@ -3,6 +3,8 @@ package permission
 import (
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // wrapper describes a program that runs another program named by its
@@ -320,7 +322,16 @@ func (z *analyzer) shellText(prog string, text field, ctx runCtx) {
 		z.fail("%s runs the text %s, which is only known when the command runs", prog, text.src)
 		return
 	}
-	z.text(text.val)
+	switch prog {
+	case "zsh":
+		z.textIn(text.val, syntax.LangZsh)
+	case "mksh":
+		z.textIn(text.val, syntax.LangMirBSDKorn)
+	case "fish":
+		z.fail("fish syntax is not analysed")
+	default:
+		z.text(text.val)
+	}
 }
 
 // shell follows what a shell runs: the text of -c, or a script, or its
