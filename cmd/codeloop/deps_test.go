@@ -17,6 +17,7 @@ var frontEnds = []string{
 	module + "/internal/cli",
 	module + "/internal/tui",
 	module + "/internal/server",
+	module + "/bench", // the benchmark harness drives the command line in-process
 }
 
 var uiModules = []string{"charm.land/", "github.com/charmbracelet/", "github.com/spf13/cobra"}
