@@ -291,9 +291,9 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // lists fetches the tools and prompts of a connection.
 func (m *Manager) lists(ctx context.Context, s *server, c *conn) ([]*mcpTool, []Prompt, error) {
-	caps := c.init.Capabilities
-	if caps == nil {
-		caps = &sdk.ServerCapabilities{}
+	caps := &sdk.ServerCapabilities{}
+	if c.init != nil && c.init.Capabilities != nil {
+		caps = c.init.Capabilities
 	}
 	var tools []*mcpTool
 	if caps.Tools != nil {

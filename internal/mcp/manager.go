@@ -369,11 +369,13 @@ func (m *Manager) install(s *server, c *conn) bool {
 	}
 	old := s.conn
 	s.conn, s.status = c, Status{State: StateConnected}
-	m.mu.Unlock()
+	// The goroutines are added under the lock, so that Close, which sets
+	// closed under it before waiting, never waits while one is added.
 	if old != nil {
 		m.wg.Go(old.close)
 	}
 	m.wg.Go(func() { m.watch(s, c) })
+	m.mu.Unlock()
 	m.publishToolsChanged(s.name)
 	return true
 }

@@ -38,7 +38,7 @@ func (m *Manager) Resources(ctx context.Context, server string) ([]Resource, err
 	} else {
 		m.mu.RLock()
 		for name, s := range m.servers {
-			if s.conn != nil && s.conn.init.Capabilities != nil && s.conn.init.Capabilities.Resources != nil {
+			if s.conn != nil && hasResources(s.conn) {
 				names = append(names, name)
 			}
 		}

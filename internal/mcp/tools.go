@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -152,7 +153,7 @@ func (m *Manager) Tools() []tool.Tool {
 		for _, t := range s.conn.tools {
 			out = append(out, t)
 		}
-		if caps := s.conn.init.Capabilities; caps != nil && caps.Resources != nil {
+		if hasResources(s.conn) {
 			resources = true
 		}
 	}
@@ -162,6 +163,10 @@ func (m *Manager) Tools() []tool.Tool {
 	}
 	slices.SortFunc(out, func(a, b tool.Tool) int { return strings.Compare(a.ID(), b.ID()) })
 	return slices.CompactFunc(out, func(a, b tool.Tool) bool { return a.ID() == b.ID() })
+}
+
+func hasResources(c *conn) bool {
+	return c.init != nil && c.init.Capabilities != nil && c.init.Capabilities.Resources != nil
 }
 
 // ToolError is a tool call the server answered with isError.
@@ -251,9 +256,19 @@ type deadline struct {
 	timer  *time.Timer
 	cancel context.CancelCauseFunc
 	ctx    context.Context
+
+	mu       sync.Mutex
+	finished bool
 }
 
-func (d *deadline) reset() { d.timer.Reset(d.limit) }
+// reset restarts the countdown, unless the request has finished.
+func (d *deadline) reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.finished {
+		d.timer.Reset(d.limit)
+	}
+}
 
 func (d *deadline) expired() bool { return errors.Is(context.Cause(d.ctx), errTimeout) }
 
@@ -265,7 +280,10 @@ func (m *Manager) requestContext(ctx context.Context, s *server) (context.Contex
 	d.timer = time.AfterFunc(d.limit, func() { cancel(errTimeout) })
 	stop := context.AfterFunc(m.ctx, func() { cancel(errors.New("codeloop is shutting down")) })
 	return cctx, func() {
+		d.mu.Lock()
+		d.finished = true
 		d.timer.Stop()
+		d.mu.Unlock()
 		stop()
 		cancel(nil)
 	}, d
