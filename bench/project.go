@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/fakellm"
@@ -122,7 +123,7 @@ func (p *project) env() []string {
 		"TERM=dumb",
 	}
 	if p.cfg.profile != "" {
-		env = append(env, "CODELOOP_CPUPROFILE="+p.cfg.profile)
+		env = append(env, "CODELOOP_CPUPROFILE="+p.cfg.profile, "CODELOOP_TRACE="+strings.TrimSuffix(p.cfg.profile, ".pprof")+".trace")
 	}
 	return env
 }

@@ -62,6 +62,10 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 		return result{}, err
 	}
 	defer p.close()
+	// Measure a installed codeloop: the database exists and is migrated.
+	if ex, err := p.run(ctx, "session", "list"); err != nil || ex.code != 0 {
+		return result{}, fmt.Errorf("warm-up: exit status %d: %v %s", ex.code, err, ex.stderr)
+	}
 	if sc.setup != nil {
 		if err := sc.setup(ctx, p); err != nil {
 			return result{}, fmt.Errorf("setup: %w", err)

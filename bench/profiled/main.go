@@ -1,6 +1,7 @@
-// Command profiled is codeloop with a CPU profile: it runs the same command
+// Command profiled is codeloop with profiling: it runs the same command
 // line as cmd/codeloop and, when CODELOOP_CPUPROFILE names a file, writes
-// a pprof CPU profile of the whole run there. The benchmark harness builds
+// a pprof CPU profile of the whole run there; when CODELOOP_TRACE names a
+// file, an execution trace (go tool trace). The benchmark harness builds
 // it for `go run ./bench -cpuprofile DIR`; nothing imports it.
 package main
 
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 
 	"github.com/codeloop/codeloop/internal/cli"
@@ -32,6 +34,19 @@ func run() int {
 			return 1
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if path := os.Getenv("CODELOOP_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profiled:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			fmt.Fprintln(os.Stderr, "profiled:", err)
+			return 1
+		}
+		defer trace.Stop()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
