@@ -68,7 +68,7 @@ func (p *Provider) client(ctx context.Context) (*genai.Models, error) {
 	p.once.Do(func() {
 		cc := &genai.ClientConfig{
 			APIKey:     p.cfg.APIKey,
-			HTTPClient: p.cfg.HTTPClient,
+			HTTPClient: withHeaderCapture(p.cfg.HTTPClient),
 			Backend:    genai.BackendGeminiAPI,
 		}
 		if p.cfg.Vertex {
@@ -105,9 +105,10 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Ev
 		}
 		contents, cfg := buildRequest(req)
 		s := &state{id: p.id, yield: yield}
-		for resp, err := range models.GenerateContentStream(ctx, req.Model, contents, cfg) {
+		box := &headerBox{}
+		for resp, err := range models.GenerateContentStream(context.WithValue(ctx, headerKey{}, box), req.Model, contents, cfg) {
 			if err != nil || ctx.Err() != nil {
-				yield(llm.Event{Type: llm.EventError, Err: p.classify(ctx, err)})
+				yield(llm.Event{Type: llm.EventError, Err: p.classify(ctx, err, box.get())})
 				return
 			}
 			if !s.chunk(resp) {
@@ -271,14 +272,15 @@ func finishReason(r genai.FinishReason, calls bool) llm.FinishReason {
 	return llm.FinishOther
 }
 
-func (p *Provider) classify(ctx context.Context, err error) *llm.Error {
+func (p *Provider) classify(ctx context.Context, err error, header http.Header) *llm.Error {
 	if ctx.Err() != nil {
 		return llm.Canceled(p.id, ctx.Err())
 	}
 	var ae genai.APIError
 	if errors.As(err, &ae) {
 		body, _ := json.Marshal(map[string]any{"error": ae})
-		f := llm.Failure{Provider: p.id, StatusCode: ae.Code, Type: ae.Status, Message: ae.Message, Body: body, Secrets: p.secrets}
+		f := llm.Failure{Provider: p.id, StatusCode: ae.Code, Type: ae.Status, Message: ae.Message, Body: body,
+			Header: header, Secrets: p.secrets}
 		if ae.Code == http.StatusOK {
 			f.StatusCode = 0 // an error object inside a successful stream
 		}
@@ -292,4 +294,49 @@ func (p *Provider) classify(ctx context.Context, err error) *llm.Error {
 		return llm.Classify(llm.Failure{Provider: p.id, Err: err, Message: "malformed stream chunk", Secrets: p.secrets})
 	}
 	return llm.FromError(p.id, err, p.secrets...)
+}
+
+// The genai SDK keeps response headers from its errors; a transport
+// wrapper records them for the stream whose context carries a headerBox, so
+// retry-after headers are honoured.
+type (
+	headerKey struct{}
+	headerBox struct {
+		mu sync.Mutex
+		h  http.Header
+	}
+	headerCapture struct{ next http.RoundTripper }
+)
+
+func (b *headerBox) get() http.Header {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.h
+}
+
+func (t headerCapture) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if resp != nil {
+		if b, ok := req.Context().Value(headerKey{}).(*headerBox); ok {
+			b.mu.Lock()
+			b.h = resp.Header.Clone()
+			b.mu.Unlock()
+		}
+	}
+	return resp, err
+}
+
+// withHeaderCapture returns a copy of c whose transport records response
+// headers.
+func withHeaderCapture(c *http.Client) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	cp := *c
+	next := cp.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cp.Transport = headerCapture{next: next}
+	return &cp
 }

@@ -134,8 +134,9 @@ func TestErrors(t *testing.T) {
 		{"401", llmtest.Status(401, nil, `{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}`), llm.ErrAuth, 0, 0},
 		{"403", llmtest.Status(403, nil, `{"error":{"code":403,"message":"Permission denied.","status":"PERMISSION_DENIED"}}`), llm.ErrAuth, 0, 0},
 		{"429 retry info", llmtest.Status(429, nil, `{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}`), llm.ErrRetryable, 37 * time.Second, 37 * time.Second},
-		{"429 retry-after-ms", llmtest.Status(429, map[string]string{"retry-after-ms": "900"}, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`), llm.ErrRetryable, 0, 0},
-		{"429 retry-after date", llmtest.Status(429, map[string]string{"retry-after": date}, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`), llm.ErrRetryable, 0, 0},
+		{"429 retry-after-ms", llmtest.Status(429, map[string]string{"retry-after-ms": "900"}, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`), llm.ErrRetryable, 900 * time.Millisecond, 900 * time.Millisecond},
+		{"429 retry-after seconds", llmtest.Status(429, map[string]string{"retry-after": "4"}, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`), llm.ErrRetryable, 4 * time.Second, 4 * time.Second},
+		{"429 retry-after date", llmtest.Status(429, map[string]string{"retry-after": date}, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`), llm.ErrRetryable, 25 * time.Second, 31 * time.Second},
 		{"500", llmtest.Status(500, nil, `{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}`), llm.ErrRetryable, 0, 0},
 		{"503 overloaded", llmtest.Status(503, nil, `{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`), llm.ErrRetryable, 0, 0},
 		{"overflow", llmtest.Status(400, nil, `{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}`), llm.ErrContextOverflow, 0, 0},
@@ -154,9 +155,7 @@ func TestErrors(t *testing.T) {
 			if r.Err.Kind != tt.kind {
 				t.Fatalf("kind = %q, want %q (%v)", r.Err.Kind, tt.kind, r.Err)
 			}
-			// genai hides response headers on errors; only RetryInfo in the
-			// body gives a delay.
-			if tt.max > 0 && (r.Err.RetryAfter < tt.min || r.Err.RetryAfter > tt.max) {
+			if r.Err.RetryAfter < tt.min || r.Err.RetryAfter > tt.max {
 				t.Errorf("retry after = %v, want [%v, %v]", r.Err.RetryAfter, tt.min, tt.max)
 			}
 			if strings.Contains(r.Err.Error(), testKey) {

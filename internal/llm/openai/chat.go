@@ -131,7 +131,9 @@ func (p *Chat) chatMessages(m llm.Message) []sdk.ChatCompletionMessageParamUnion
 		if text.Len() > 0 {
 			a.Content = sdk.ChatCompletionAssistantMessageParamContentUnion{OfString: param.NewOpt(text.String())}
 		}
-		if p.cfg.ReasoningField != "" && reasoning.Len() > 0 {
+		if p.cfg.ReasoningField != "" && (reasoning.Len() > 0 || len(a.ToolCalls) > 0) {
+			// Servers that interleave reasoning (DeepSeek's thinking mode)
+			// want the field back on every tool-calling turn, empty or not.
 			a.SetExtraFields(map[string]any{p.cfg.ReasoningField: reasoning.String()})
 		}
 		if text.Len() == 0 && len(a.ToolCalls) == 0 {
