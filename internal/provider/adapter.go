@@ -137,6 +137,9 @@ func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
 	if npm != "@openrouter/ai-sdk-provider" {
 		cfg.ReasoningField = m.interleavedField
 	}
+	if id := strings.ToLower(m.ID); npm == "@ai-sdk/mistral" || strings.Contains(id, "mistral") || strings.Contains(id, "devstral") {
+		cfg.Mistral = true
+	}
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Host == "api.openai.com" {
 		cfg.MaxCompletionTokens = true
 		cfg.SendCacheKey = true

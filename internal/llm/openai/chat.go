@@ -57,6 +57,9 @@ func (p *Chat) buildChat(req *llm.Request) (sdk.ChatCompletionNewParams, []optio
 	for _, m := range llm.DropEmpty(req.Messages) {
 		c.Messages = append(c.Messages, p.chatMessages(m)...)
 	}
+	if p.cfg.Mistral {
+		c.Messages = mistralTurns(c.Messages)
+	}
 	for _, t := range req.Tools {
 		var schema map[string]any
 		_ = json.Unmarshal(t.Schema, &schema)
@@ -121,7 +124,7 @@ func (p *Chat) chatMessages(m llm.Message) []sdk.ChatCompletionMessageParamUnion
 				reasoning.WriteString(llm.ValidText(part.Text))
 			case llm.PartToolCall:
 				a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
-					ID: part.ToolCallID,
+					ID: p.callID(part.ToolCallID),
 					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{
 						Name: part.ToolName, Arguments: string(llm.ToolInput(part.Input)),
 					},
@@ -154,7 +157,7 @@ func (p *Chat) chatMessages(m llm.Message) []sdk.ChatCompletionMessageParamUnion
 					parts = append(parts, c)
 				}
 			case llm.PartToolResult:
-				out = append(out, sdk.ToolMessage(llm.ToolResultText(part), part.ToolCallID))
+				out = append(out, sdk.ToolMessage(llm.ToolResultText(part), p.callID(part.ToolCallID)))
 				for _, a := range part.Attachments {
 					if c, ok := chatFile(a); ok {
 						images = append(images, c)
@@ -170,6 +173,39 @@ func (p *Chat) chatMessages(m llm.Message) []sdk.ChatCompletionMessageParamUnion
 		out = append(out, userMessage(append([]sdk.ChatCompletionContentPartUnionParam{
 			sdk.TextContentPart("Attached by the tool result above:"),
 		}, images...)))
+	}
+	return out
+}
+
+// callID is the tool-call id as the server wants it.
+func (p *Chat) callID(id string) string {
+	if !p.cfg.Mistral {
+		return id
+	}
+	var b strings.Builder
+	for _, r := range id {
+		if (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			if b.Len() == 9 {
+				break
+			}
+		}
+	}
+	for b.Len() < 9 {
+		b.WriteByte('0')
+	}
+	return b.String()
+}
+
+// mistralTurns puts an assistant "Done." between a tool result and a user
+// message that follows it, which Mistral requires.
+func mistralTurns(msgs []sdk.ChatCompletionMessageParamUnion) []sdk.ChatCompletionMessageParamUnion {
+	out := make([]sdk.ChatCompletionMessageParamUnion, 0, len(msgs))
+	for i, m := range msgs {
+		out = append(out, m)
+		if m.OfTool != nil && i+1 < len(msgs) && msgs[i+1].OfUser != nil {
+			out = append(out, sdk.AssistantMessage("Done."))
+		}
 	}
 	return out
 }

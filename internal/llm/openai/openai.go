@@ -56,6 +56,10 @@ type Config struct {
 	SendCacheKey bool
 	// MaxCompletionTokens sends max_completion_tokens instead of max_tokens.
 	MaxCompletionTokens bool
+	// Mistral applies Mistral's rules: tool-call ids of exactly nine
+	// letters and digits, and an assistant turn between a tool result and
+	// the next user message.
+	Mistral bool
 }
 
 func (c Config) id() string {

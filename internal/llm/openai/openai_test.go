@@ -267,3 +267,36 @@ func TestAzureKeyHeader(t *testing.T) {
 		t.Errorf("query = %q", req.RawQuery)
 	}
 }
+
+func TestMistralRules(t *testing.T) {
+	p, srv := newTest(t, chatFlavour, Config{Mistral: true}, llmtest.SSE(llmtest.Wire(t, "openai-chat-text.sse")))
+	llmtest.Collect(p.Stream(context.Background(), llmtest.Conversation("devstral-medium")))
+	var body struct {
+		Messages []struct {
+			Role       string `json:"role"`
+			Content    any    `json:"content"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID string `json:"id"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range body.Messages {
+		roles = append(roles, m.Role)
+		for _, c := range m.ToolCalls {
+			if c.ID != "call1read" {
+				t.Errorf("call id = %q, want call1read", c.ID)
+			}
+		}
+		if m.Role == "tool" && m.ToolCallID != "call1read" {
+			t.Errorf("result id = %q", m.ToolCallID)
+		}
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,tool,assistant,user,user" {
+		t.Errorf("roles = %s", got)
+	}
+}
