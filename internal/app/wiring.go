@@ -59,6 +59,14 @@ func (t *tools) Tools(_ context.Context, q session.ToolQuery) ([]tool.Tool, erro
 	if t.mcp != nil {
 		all = append(all, t.mcp.Tools()...)
 	}
+	if q.Agent != nil {
+		// Each agent sees the task tool listing only the sub-agents it may start.
+		for i, tl := range all {
+			if tt, ok := tl.(*task.Tool); ok {
+				all[i] = tt.ForAgent(q.Agent.Name)
+			}
+		}
+	}
 	reg := tool.NewRegistry(all...)
 	return reg.For(tool.Filter{
 		Model: q.Model.ID,

@@ -1,12 +1,17 @@
 package app
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/codeloop/codeloop/internal/agent"
+	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/prompt"
 	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/task"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 func history(agents ...string) []message.Message {
@@ -61,5 +66,54 @@ func TestSessionAgent(t *testing.T) {
 	}
 	if b := sessionAgent(&agent.Agent{Name: "build"}); b.Model != nil || b.Steps != 0 {
 		t.Errorf("agent without model or steps: %+v", b)
+	}
+}
+
+// TestTaskToolPerAgent checks each agent is shown the task tool listing
+// only the sub-agents its rules let it start: plan may not start general.
+func TestTaskToolPerAgent(t *testing.T) {
+	ctx := context.Background()
+	reg, err := agent.Load(ctx, agent.Options{Config: &config.Config{}, NoClaudeCode: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &tools{builtin: []tool.Tool{task.New(task.Options{Agents: reg})}}
+	tests := []struct {
+		agent       string
+		want, never []string
+	}{
+		{"build", []string{"- general:", "- explore:"}, nil},
+		{"plan", []string{"- explore:"}, []string{"- general:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.agent, func(t *testing.T) {
+			a, err := agents{reg}.Agent(ctx, tt.agent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := ts.Tools(ctx, session.ToolQuery{Agent: a, Rules: a.Permission})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var desc string
+			for _, tl := range list {
+				if tl.ID() == task.ID {
+					desc = tl.Description()
+				}
+			}
+			if desc == "" {
+				t.Fatalf("no task tool among %d tools", len(list))
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(desc, w) {
+					t.Errorf("description lacks %q:\n%s", w, desc)
+				}
+			}
+			for _, n := range tt.never {
+				if strings.Contains(desc, n) {
+					t.Errorf("description lists %q:\n%s", n, desc)
+				}
+			}
+		})
 	}
 }
