@@ -29,12 +29,15 @@ import (
 //
 //   - retained-MB: the live heap after a GC once the prompts are done,
 //     which stays flat if nothing keeps message bodies between steps;
+//
 //   - alloc-MB/op: what one step allocates while it reads the history;
+//
 //   - rss-MB: the process's resident memory after the prompts;
+//
 //   - msgs/req: the messages sent to the model, to show the whole history
 //     was read.
 //
-//	go test ./internal/session -run '^$' -bench SessionMemory -benchtime 20x
+//     go test ./internal/session -run '^$' -bench SessionMemory -benchtime 20x
 func BenchmarkSessionMemory(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) { benchSessionMemory(b, n) })
