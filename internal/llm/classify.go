@@ -419,3 +419,27 @@ type redactedError struct {
 
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
+
+// Secrets are credentials an adapter keeps out of its errors. The values
+// sit behind a pointer, so printing a struct that holds them shows an
+// address, never a key.
+type Secrets struct{ values []string }
+
+// NewSecrets holds the non-empty values.
+func NewSecrets(values ...string) *Secrets {
+	s := &Secrets{}
+	for _, v := range values {
+		if v != "" {
+			s.values = append(s.values, v)
+		}
+	}
+	return s
+}
+
+// List returns the values, for Failure.Secrets and Redact.
+func (s *Secrets) List() []string {
+	if s == nil {
+		return nil
+	}
+	return s.values
+}

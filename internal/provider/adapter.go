@@ -81,7 +81,7 @@ func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
 		npm = m.npm
 	}
 	base := p.BaseURL
-	if m.api != "" && p.options.BaseURL == "" {
+	if m.api != "" && p.cred.options.BaseURL == "" {
 		base = m.api
 	}
 	base = r.expand(base)
@@ -89,25 +89,27 @@ func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
 	if r.opts.UserAgent != "" {
 		headers["User-Agent"] = r.opts.UserAgent
 	}
-	maps.Copy(headers, p.options.Headers)
-	maps.Copy(headers, m.headers)
+	maps.Copy(headers, p.cred.options.Headers)
+	if m.headers != nil {
+		maps.Copy(headers, m.headers.h)
+	}
 	client := r.client(p)
-	extra := p.options.Extra
+	extra := p.cred.options.Extra
 	k := kind(npm, m.shape)
 	if npm == "@ai-sdk/azure" && truthy(extra["useCompletionUrls"]) {
 		k = kindChat
 	}
 	switch k {
 	case kindAnthropic:
-		cfg := anthropic.Config{ID: p.ID, APIKey: p.key, BaseURL: anthropicBase(base), Headers: headers, HTTPClient: client}
+		cfg := anthropic.Config{ID: p.ID, APIKey: p.key(), BaseURL: anthropicBase(base), Headers: headers, HTTPClient: client}
 		if p.ID == "anthropic" {
 			cfg.Beta = []string{"interleaved-thinking-2025-05-14"}
 		}
 		return anthropic.New(cfg), nil
 	case kindGoogle:
-		return google.New(google.Config{ID: p.ID, APIKey: p.key, BaseURL: base, Headers: headers, HTTPClient: client}), nil
+		return google.New(google.Config{ID: p.ID, APIKey: p.key(), BaseURL: base, Headers: headers, HTTPClient: client}), nil
 	case kindVertex:
-		key := p.key
+		key := p.key()
 		if p.Source == SourceEnv {
 			key = "" // Vertex's variables name a project and credentials, not a key
 		}
@@ -116,7 +118,7 @@ func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
 	case kindBedrock, kindVertexAnt:
 		return r.cloudAnthropic(k, p, m, base, headers, client)
 	}
-	cfg := openai.Config{ID: p.ID, APIKey: p.key, BaseURL: base, Headers: headers, HTTPClient: client}
+	cfg := openai.Config{ID: p.ID, APIKey: p.key(), BaseURL: base, Headers: headers, HTTPClient: client}
 	switch {
 	case npm == "@ai-sdk/azure":
 		if err := r.azure(p, &cfg); err != nil {
@@ -158,15 +160,15 @@ func anthropicBase(base string) string {
 
 func (r *Registry) azure(p *Info, cfg *openai.Config) error {
 	cfg.APIKeyHeader = "api-key"
-	if v, ok := p.options.Extra["apiVersion"].(string); ok && v != "" {
+	if v, ok := p.cred.options.Extra["apiVersion"].(string); ok && v != "" {
 		cfg.Query = map[string]string{"api-version": v}
 	}
 	if cfg.BaseURL != "" {
 		return nil
 	}
-	resource, _ := p.options.Extra["resourceName"].(string)
+	resource, _ := p.cred.options.Extra["resourceName"].(string)
 	if resource == "" {
-		for name, v := range p.envVals {
+		for name, v := range p.cred.env {
 			if strings.Contains(name, "RESOURCE_NAME") {
 				resource = v
 			}
@@ -180,14 +182,14 @@ func (r *Registry) azure(p *Info, cfg *openai.Config) error {
 }
 
 func (r *Registry) vertexProject(p *Info) string {
-	if v, ok := p.options.Extra["project"].(string); ok && v != "" {
+	if v, ok := p.cred.options.Extra["project"].(string); ok && v != "" {
 		return v
 	}
 	return r.firstEnv("GOOGLE_VERTEX_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
 }
 
 func (r *Registry) vertexLocation(p *Info) string {
-	if v, ok := p.options.Extra["location"].(string); ok && v != "" {
+	if v, ok := p.cred.options.Extra["location"].(string); ok && v != "" {
 		return v
 	}
 	if v := r.firstEnv("GOOGLE_VERTEX_LOCATION", "GOOGLE_CLOUD_LOCATION", "VERTEX_LOCATION"); v != "" {
@@ -222,7 +224,7 @@ func (r *Registry) client(p *Info) *http.Client {
 	if base == nil {
 		base = http.DefaultClient
 	}
-	t, h := p.options.Timeout, p.options.HeaderTimeout
+	t, h := p.cred.options.Timeout, p.cred.options.HeaderTimeout
 	if (t == nil || t.Disabled || t.Millis <= 0) && (h == nil || h.Disabled || h.Millis <= 0) {
 		return base
 	}
@@ -257,11 +259,11 @@ func (r *Registry) cloudAnthropic(k string, p *Info, m *Model, base string, head
 		return nil, fmt.Errorf("provider %s: only Claude models are supported (%s is not one)", p.ID, m.ID)
 	}
 	if k == kindBedrock {
-		region, _ := p.options.Extra["region"].(string)
+		region, _ := p.cred.options.Extra["region"].(string)
 		if region == "" {
 			region = r.firstEnv("AWS_REGION", "AWS_DEFAULT_REGION")
 		}
-		profile, _ := p.options.Extra["profile"].(string)
+		profile, _ := p.cred.options.Extra["profile"].(string)
 		if profile == "" {
 			profile = r.opts.Getenv("AWS_PROFILE")
 		}
@@ -273,8 +275,8 @@ func (r *Registry) cloudAnthropic(k string, p *Info, m *Model, base string, head
 		return anthropic.New(cfg), nil
 	}
 	vc := anthropic.VertexConfig{Region: r.vertexLocation(p), Project: r.vertexProject(p), BaseURL: base}
-	if p.Source != SourceEnv && p.key != "" {
-		key := p.key
+	if p.Source != SourceEnv && p.key() != "" {
+		key := p.key()
 		vc.Token = func(context.Context) (string, error) { return key, nil }
 	} else {
 		vc.Token = googleToken()

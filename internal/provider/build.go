@@ -69,7 +69,7 @@ func (r *Registry) enabled(id string) bool {
 
 // provider builds one provider's entry, or nil when it is not usable.
 func (r *Registry) provider(id string, cp *catalog.Provider, pc config.Provider, inCfg bool, creds map[string]auth.Info) *Info {
-	info := &Info{ID: id, Name: id, NPM: compatibleNPM, options: pc.Options, envVals: map[string]string{}}
+	info := &Info{ID: id, Name: id, NPM: compatibleNPM, cred: &credential{options: pc.Options, env: map[string]string{}}}
 	if cp != nil {
 		info.Name, info.NPM, info.BaseURL, info.Env = cp.Name, cp.NPM, cp.API, cp.Env
 	}
@@ -90,17 +90,17 @@ func (r *Registry) provider(id string, cp *catalog.Provider, pc config.Provider,
 	}
 	for _, e := range info.Env {
 		if v := r.opts.Getenv(e); v != "" {
-			info.envVals[e] = v
+			info.cred.env[e] = v
 		}
 	}
 	switch c, ok := creds[id]; {
 	case pc.Options.APIKey != "":
-		info.key, info.Source = pc.Options.APIKey, SourceConfig
+		info.cred.value, info.Source = pc.Options.APIKey, SourceConfig
 	case ok && c.Secret() != "":
-		info.key, info.Source = c.Secret(), SourceAuth
+		info.cred.value, info.Source = c.Secret(), SourceAuth
 	default:
-		info.key = envKey(info.Env, info.envVals)
-		if len(info.envVals) > 0 {
+		info.cred.value = envKey(info.Env, info.cred.env)
+		if len(info.cred.env) > 0 {
 			info.Source = SourceEnv
 		}
 	}
@@ -238,7 +238,7 @@ func overlay(m *Model, key string, mc config.ProviderModel) {
 		set(&m.api, p.API)
 	}
 	if len(mc.Headers) > 0 {
-		m.headers = maps.Clone(mc.Headers)
+		m.headers = &headerSet{maps.Clone(mc.Headers)}
 	}
 	if len(mc.Options) > 0 {
 		m.options = maps.Clone(mc.Options)

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/llm/catalog"
 )
@@ -59,7 +58,7 @@ func (r *Registry) detectLocal(ctx context.Context, cat *catalog.Catalog) []*Inf
 
 func localInfo(id, name, base string, models []string) *Info {
 	info := &Info{ID: id, Name: name, NPM: compatibleNPM, BaseURL: base, Source: SourceLocal,
-		models: map[string]*Model{}, options: config.ProviderOptions{}}
+		models: map[string]*Model{}, cred: &credential{env: map[string]string{}}}
 	for _, m := range models {
 		info.models[m] = &Model{Key: m, Model: llm.Model{ID: m, ProviderID: id, Name: m, ToolCall: true,
 			Temperature: true, Input: []string{"text"}, Output: []string{"text"}}}

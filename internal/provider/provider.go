@@ -126,14 +126,30 @@ type Info struct {
 	Env     []string
 	Source  Source
 
-	key     string
-	envVals map[string]string // the provider's env variables that are set
-	options config.ProviderOptions
-	models  map[string]*Model
+	cred   *credential // behind a pointer: printing an Info shows no key
+	models map[string]*Model
 }
 
 // HasKey reports whether a credential was found for the provider.
-func (i *Info) HasKey() bool { return i.key != "" }
+func (i *Info) HasKey() bool { return i.key() != "" }
+
+// headerSet holds a model's configured request headers.
+type headerSet struct{ h map[string]string }
+
+// credential holds a provider's key, the environment variables of its that
+// are set, and its configured options (which may hold a key too).
+type credential struct {
+	value   string
+	env     map[string]string
+	options config.ProviderOptions
+}
+
+func (i *Info) key() string {
+	if i.cred == nil {
+		return ""
+	}
+	return i.cred.value
+}
 
 // Models returns the provider's models, sorted by id.
 func (i *Info) Models() []*Model {
@@ -155,7 +171,7 @@ type Model struct {
 
 	npm, api, shape  string // per-model overrides of the provider's
 	interleavedField string
-	headers          map[string]string
+	headers          *headerSet // behind a pointer: headers may carry credentials
 	options          map[string]any
 	variants         map[string]map[string]any
 	reasoningOptions []catalog.ReasoningOption

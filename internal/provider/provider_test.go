@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,7 +135,7 @@ func TestConfigModelOverrides(t *testing.T) {
 	if m.Name != "Renamed" || m.Limit.Context != 1000 || m.Cost.Input != 3 {
 		t.Errorf("override = %+v", m.Model)
 	}
-	if p.key != "cfg-key" || p.Source != SourceConfig {
+	if p.key() != "cfg-key" || p.Source != SourceConfig {
 		t.Errorf("key from %s, want the config's", p.Source)
 	}
 	_, fast, err := r.Lookup(context.Background(), "anthropic/fast")
@@ -258,5 +259,23 @@ func TestUseRecordsRecent(t *testing.T) {
 	}
 	if def, _ := r.Default(context.Background()); def != "openai/gpt-5-nano" {
 		t.Errorf("default = %q, want the most recent", def)
+	}
+}
+
+func TestPrintingHidesKeys(t *testing.T) {
+	const key = "sk-very-secret-0123456789"
+	env := map[string]string{"ANTHROPIC_API_KEY": key, "GEMINI_API_KEY": key, "DEEPSEEK_API_KEY": key, "OPENAI_API_KEY": key}
+	r := newRegistry(t, setup{env: env})
+	for _, model := range []string{"anthropic/claude-sonnet-4-5", "google/gemini-2.5-pro", "deepseek/deepseek-reasoner", "openai/gpt-5"} {
+		p, _, err := r.Resolve(context.Background(), model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, m, _ := r.Lookup(context.Background(), model)
+		for _, s := range []string{fmt.Sprintf("%+v", p), fmt.Sprintf("%#v", p), fmt.Sprintf("%+v", info), fmt.Sprintf("%+v", m)} {
+			if strings.Contains(s, key) {
+				t.Errorf("%s: printing shows the key: %s", model, s)
+			}
+		}
 	}
 }

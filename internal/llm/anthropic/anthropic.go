@@ -43,7 +43,7 @@ type Config struct {
 type Provider struct {
 	id      string
 	svc     sdk.MessageService
-	secrets []string
+	secrets *llm.Secrets
 }
 
 // New returns a provider for cfg. It never touches the network.
@@ -73,7 +73,7 @@ func New(cfg Config) *Provider {
 	}
 	opts = append(opts, cfg.Options...)
 	client := sdk.NewClient(opts...)
-	return &Provider{id: id, svc: client.Messages, secrets: []string{cfg.APIKey}}
+	return &Provider{id: id, svc: client.Messages, secrets: llm.NewSecrets(cfg.APIKey)}
 }
 
 // ID returns the provider id.
@@ -265,7 +265,7 @@ func (p *Provider) classify(ctx context.Context, err error) *llm.Error {
 	}
 	var ae *sdk.Error
 	if errors.As(err, &ae) {
-		f := llm.Failure{Provider: p.id, Type: string(ae.Type()), Body: []byte(ae.RawJSON()), Secrets: p.secrets}
+		f := llm.Failure{Provider: p.id, Type: string(ae.Type()), Body: []byte(ae.RawJSON()), Secrets: p.secrets.List()}
 		if ae.Response != nil && ae.StatusCode != http.StatusOK {
 			f.StatusCode = ae.StatusCode
 			f.Header = ae.Response.Header
@@ -275,7 +275,7 @@ func (p *Provider) classify(ctx context.Context, err error) *llm.Error {
 		return llm.Classify(f)
 	}
 	if msg, ok := strings.CutPrefix(err.Error(), "received error while streaming: "); ok {
-		return llm.Classify(llm.Failure{Provider: p.id, Body: []byte(msg), Err: err, Secrets: p.secrets})
+		return llm.Classify(llm.Failure{Provider: p.id, Body: []byte(msg), Err: err, Secrets: p.secrets.List()})
 	}
-	return llm.FromError(p.id, err, p.secrets...)
+	return llm.FromError(p.id, err, p.secrets.List()...)
 }

@@ -43,8 +43,8 @@ type Config struct {
 // Provider streams Gemini responses.
 type Provider struct {
 	id      string
-	cfg     Config
-	secrets []string
+	cfg     *Config // behind a pointer: printing a Provider shows no key
+	secrets *llm.Secrets
 
 	once   sync.Once
 	models *genai.Models
@@ -58,7 +58,7 @@ func New(cfg Config) *Provider {
 	if id == "" {
 		id = "google"
 	}
-	return &Provider{id: id, cfg: cfg, secrets: []string{cfg.APIKey}}
+	return &Provider{id: id, cfg: &cfg, secrets: llm.NewSecrets(cfg.APIKey)}
 }
 
 // ID returns the provider id.
@@ -100,7 +100,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Ev
 		models, err := p.client(ctx)
 		if err != nil {
 			yield(llm.Event{Type: llm.EventError, Err: &llm.Error{Kind: llm.ErrAuth, Provider: p.id,
-				Message: llm.Redact("setting up the Gemini client: "+err.Error(), p.secrets...)}})
+				Message: llm.Redact("setting up the Gemini client: "+err.Error(), p.secrets.List()...)}})
 			return
 		}
 		contents, cfg := buildRequest(req)
@@ -280,7 +280,7 @@ func (p *Provider) classify(ctx context.Context, err error, header http.Header) 
 	if errors.As(err, &ae) {
 		body, _ := json.Marshal(map[string]any{"error": ae})
 		f := llm.Failure{Provider: p.id, StatusCode: ae.Code, Type: ae.Status, Message: ae.Message, Body: body,
-			Header: header, Secrets: p.secrets}
+			Header: header, Secrets: p.secrets.List()}
 		if ae.Code == http.StatusOK {
 			f.StatusCode = 0 // an error object inside a successful stream
 		}
@@ -291,9 +291,9 @@ func (p *Provider) classify(ctx context.Context, err error, header http.Header) 
 		return &llm.Error{Kind: llm.ErrRetryable, Provider: p.id, Message: "the response stream was cut off", Err: err}
 	}
 	if strings.Contains(err.Error(), "invalid stream chunk") {
-		return llm.Classify(llm.Failure{Provider: p.id, Err: err, Message: "malformed stream chunk", Secrets: p.secrets})
+		return llm.Classify(llm.Failure{Provider: p.id, Err: err, Message: "malformed stream chunk", Secrets: p.secrets.List()})
 	}
-	return llm.FromError(p.id, err, p.secrets...)
+	return llm.FromError(p.id, err, p.secrets.List()...)
 }
 
 // The genai SDK keeps response headers from its errors; a transport

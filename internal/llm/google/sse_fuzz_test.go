@@ -3,6 +3,7 @@ package google
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -88,6 +89,9 @@ func (h *fuzzHandler) put(b []byte) string {
 func (h *fuzzHandler) drop(key string) { h.bodies.Delete(key) }
 
 func (h *fuzzHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Read the whole request first, as a real server does, so that the
+	// client is done writing when the response ends.
+	_, _ = io.Copy(io.Discard, r.Body)
 	b, ok := h.bodies.Load(r.Header.Get(fuzzHeader))
 	if !ok {
 		http.Error(w, "unknown fuzz body", http.StatusBadRequest)

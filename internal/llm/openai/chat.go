@@ -21,15 +21,15 @@ import (
 // server speaks.
 type Chat struct {
 	id      string
-	cfg     Config
+	cfg     *Config // behind a pointer: printing a Chat shows no key
 	svc     sdk.ChatCompletionService
-	secrets []string
+	secrets *llm.Secrets
 }
 
 // NewChat returns a Chat Completions provider. It never touches the
 // network.
 func NewChat(cfg Config) *Chat {
-	return &Chat{id: cfg.id(), cfg: cfg, svc: sdk.NewChatCompletionService(cfg.options()...), secrets: []string{cfg.APIKey}}
+	return &Chat{id: cfg.id(), cfg: &cfg, svc: sdk.NewChatCompletionService(cfg.options()...), secrets: llm.NewSecrets(cfg.APIKey)}
 }
 
 // ID returns the provider id.
@@ -317,7 +317,7 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 			}
 		}
 		if err := stream.Err(); err != nil || ctx.Err() != nil {
-			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets, err)})
+			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets.List(), err)})
 			return
 		}
 		if !endReasoning() {

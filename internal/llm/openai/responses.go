@@ -17,13 +17,13 @@ import (
 type Responses struct {
 	id      string
 	svc     responses.ResponseService
-	secrets []string
+	secrets *llm.Secrets
 }
 
 // NewResponses returns a Responses API provider. It never touches the
 // network.
 func NewResponses(cfg Config) *Responses {
-	return &Responses{id: cfg.id(), svc: responses.NewResponseService(cfg.options()...), secrets: []string{cfg.APIKey}}
+	return &Responses{id: cfg.id(), svc: responses.NewResponseService(cfg.options()...), secrets: llm.NewSecrets(cfg.APIKey)}
 }
 
 // ID returns the provider id.
@@ -287,18 +287,18 @@ func (p *Responses) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.E
 			case "response.failed":
 				r := ev.Response
 				yield(llm.Event{Type: llm.EventError, Err: llm.Classify(llm.Failure{
-					Provider: p.id, Type: string(r.Error.Code), Message: r.Error.Message, Secrets: p.secrets,
+					Provider: p.id, Type: string(r.Error.Code), Message: r.Error.Message, Secrets: p.secrets.List(),
 				})})
 				return
 			case "error":
 				yield(llm.Event{Type: llm.EventError, Err: llm.Classify(llm.Failure{
-					Provider: p.id, Type: ev.Code, Message: ev.Message, Body: []byte(ev.RawJSON()), Secrets: p.secrets,
+					Provider: p.id, Type: ev.Code, Message: ev.Message, Body: []byte(ev.RawJSON()), Secrets: p.secrets.List(),
 				})})
 				return
 			}
 		}
 		if err := stream.Err(); err != nil || ctx.Err() != nil {
-			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets, err)})
+			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets.List(), err)})
 			return
 		}
 		if final == nil {
