@@ -104,11 +104,30 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Ev
 			return
 		}
 		contents, cfg := buildRequest(req)
-		s := &state{id: p.id, yield: yield}
+		// The SDK converts responses with unchecked type assertions, so a
+		// malformed response panics inside it; that ends the stream with
+		// an error. A panic of the caller's own loop body is left alone.
+		inYield := false
+		guarded := func(ev llm.Event) bool {
+			inYield = true
+			ok := yield(ev)
+			inYield = false
+			return ok
+		}
+		defer func() {
+			if inYield {
+				return
+			}
+			if r := recover(); r != nil {
+				yield(llm.Event{Type: llm.EventError, Err: &llm.Error{Kind: llm.ErrOther, Provider: p.id,
+					Message: fmt.Sprintf("malformed response: %v", r)}})
+			}
+		}()
+		s := &state{id: p.id, yield: guarded}
 		box := &headerBox{}
 		for resp, err := range models.GenerateContentStream(context.WithValue(ctx, headerKey{}, box), req.Model, contents, cfg) {
 			if err != nil || ctx.Err() != nil {
-				yield(llm.Event{Type: llm.EventError, Err: p.classify(ctx, err, box.get())})
+				guarded(llm.Event{Type: llm.EventError, Err: p.classify(ctx, err, box.get())})
 				return
 			}
 			if !s.chunk(resp) {
@@ -116,7 +135,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Ev
 			}
 		}
 		if ctx.Err() != nil {
-			yield(llm.Event{Type: llm.EventError, Err: llm.Canceled(p.id, ctx.Err())})
+			guarded(llm.Event{Type: llm.EventError, Err: llm.Canceled(p.id, ctx.Err())})
 			return
 		}
 		s.finish()
