@@ -264,6 +264,7 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 		var textOpen, reasoningOpen bool
 		var usage llm.Usage
 		var finish string
+		sawUsage := false
 		endReasoning := func() bool {
 			if !reasoningOpen {
 				return true
@@ -275,6 +276,7 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 			chunk := stream.Current()
 			if chunk.JSON.Usage.Valid() && chunk.JSON.Usage.Raw() != "null" {
 				usage = chatUsage(chunk.Usage)
+				sawUsage = true
 			}
 			for _, ch := range chunk.Choices {
 				if ch.Index != 0 {
@@ -318,6 +320,12 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 		}
 		if err := stream.Err(); err != nil || ctx.Err() != nil {
 			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets.List(), err)})
+			return
+		}
+		if finish == "" && !sawUsage {
+			// Neither a finish reason nor the closing usage: the stream
+			// was cut short, even though the connection closed cleanly.
+			yield(llm.Event{Type: llm.EventError, Err: streamEnded(p.id)})
 			return
 		}
 		if !endReasoning() {
