@@ -150,7 +150,10 @@ func (ph *phased) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	problems := checkChatRequest(body)
+	var problems []string
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		problems = checkChatRequest(body)
+	}
 	ph.mu.Lock()
 	next := ph.next
 	idx := len(ph.reqs)
@@ -182,10 +185,11 @@ func (ph *phased) invalid() []string {
 // rig is a scratch repository and home directory whose config points
 // codeloop at a phased model server and at a title server.
 type rig struct {
-	t     testing.TB
-	dir   string
-	home  string
-	model *phased
+	t                  testing.TB
+	dir                string
+	home               string
+	model              *phased
+	modelURL, titleURL string
 }
 
 func newRig(t testing.TB, modelSteps []fakellm.Step, files map[string]string) *rig {
@@ -214,19 +218,8 @@ func newRig(t testing.TB, modelSteps []fakellm.Step, files map[string]string) *r
 			t.Fatal(err)
 		}
 	}
-	cfg := fmt.Sprintf(`{
-  "model": "fake/model",
-  "small_model": "titles/small",
-  "provider": {
-    "fake": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "%s/v1", "apiKey": "test"},
-             "models": {"model": {"name": "Fake", "limit": {"context": 100000, "output": 4000}}}},
-    "titles": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "%s/v1", "apiKey": "test"},
-               "models": {"small": {}}}
-  }
-}`, ms.URL, ts.URL)
-	if err := os.WriteFile(filepath.Join(r.dir, "opencode.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	r.modelURL, r.titleURL = ms.URL, ts.URL
+	r.writeConfig(`"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "` + ms.URL + `/v1", "apiKey": "test"}`)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "start"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Env = r.dir, r.env()
@@ -235,6 +228,31 @@ func newRig(t testing.TB, modelSteps []fakellm.Step, files map[string]string) *r
 		}
 	}
 	return r
+}
+
+// writeConfig points the "fake" provider at the model server with the
+// given npm package and options, and titles at the title server.
+func (r *rig) writeConfig(provider string) {
+	cfg := fmt.Sprintf(`{
+  "model": "fake/model",
+  "small_model": "titles/small",
+  "provider": {
+    "fake": {%s,
+             "models": {"model": {"name": "Fake", "limit": {"context": 100000, "output": 4000}}}},
+    "titles": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "%s/v1", "apiKey": "test"},
+               "models": {"small": {}}}
+  }
+}`, provider, r.titleURL)
+	if err := os.WriteFile(filepath.Join(r.dir, "opencode.json"), []byte(cfg), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// useAnthropic points the model at the server through the Anthropic
+// Messages API instead of Chat Completions.
+func (r *rig) useAnthropic(t testing.TB) {
+	t.Helper()
+	r.writeConfig(`"npm": "@ai-sdk/anthropic", "options": {"baseURL": "` + r.modelURL + `", "apiKey": "test"}`)
 }
 
 func (r *rig) env() []string {
