@@ -2,12 +2,66 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/provider"
+	"github.com/codeloop/codeloop/internal/session"
 )
+
+// NoModelError says no model can answer a prompt and how to make one
+// available. Err is the registry's reason, when it gave one.
+type NoModelError struct{ Err error }
+
+func (e *NoModelError) Error() string {
+	return "no model is available: no provider has a key and no local model server answered. To use one, either\n" +
+		"  - set a provider's API key, such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY;\n" +
+		"  - store a key with: codeloop auth login <provider>;\n" +
+		"  - name a model in codeloop.json or opencode.json, as \"model\": \"provider/model\", with its provider set up there;\n" +
+		"  - or start Ollama (port 11434, or OLLAMA_HOST) or LM Studio (port 1234) on this machine.\n" +
+		"Then run codeloop models to see the models you can use."
+}
+
+func (e *NoModelError) Unwrap() error { return e.Err }
+
+// PickModel returns the model a prompt to sess (nil for a new session)
+// would be answered with, as the session engine chooses it: the explicit
+// model, else the agent's, else the session's last, else the default. It
+// checks that the model can be used, so a run can fail before it writes
+// anything. An empty agentName means the default agent.
+func (a *App) PickModel(ctx context.Context, explicit *message.ModelRef, agentName string, sess *session.Info) (message.ModelRef, error) {
+	var ref message.ModelRef
+	switch ag, err := (agents{a.Agents}).Agent(ctx, agentName); {
+	case err != nil:
+		return ref, err
+	case explicit != nil:
+		ref = *explicit
+	case ag.Model != nil:
+		ref = *ag.Model
+	case sess != nil && sess.Model != nil:
+		ref = message.ModelRef{ProviderID: sess.Model.ProviderID, ModelID: sess.Model.ID, Variant: sess.Model.Variant}
+	default:
+		def, err := a.Models.Default(ctx)
+		if err != nil {
+			// A configured model's own error says what is wrong with it.
+			if ps, perr := a.Models.Providers(ctx); perr == nil && len(ps) == 0 && a.Config.Config.Model == "" {
+				return ref, &NoModelError{Err: err}
+			}
+			return ref, err
+		}
+		ref, _ = ParseModel(def)
+	}
+	if _, _, err := a.Models.Resolve(ctx, ref.ProviderID+"/"+ref.ModelID); err != nil {
+		if nf := (*provider.NotFoundError)(nil); errors.As(err, &nf) {
+			return ref, err // it names the model and says what to do
+		}
+		return ref, fmt.Errorf("model %s/%s: %w", ref.ProviderID, ref.ModelID, err)
+	}
+	return ref, nil
+}
 
 // models serves the provider registry to the session engine.
 type models struct{ reg *provider.Registry }

@@ -99,6 +99,10 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	if o.fork && !o.cont && o.session == "" {
 		return &exitCodeError{code: exitUsage, err: errors.New("--fork needs --continue or --session")}
 	}
+	compact := o.command == "compact" || o.command == "summarize"
+	if compact && !o.cont && o.session == "" {
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--command %s needs --continue or --session", o.command)}
+	}
 	text, err := e.runMessage(args)
 	if err != nil {
 		return err
@@ -128,24 +132,33 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	}
 	defer a.Close()
 
-	sess, err := e.runSession(ctx, a, o)
+	// Everything that can fail is checked before a session is written:
+	// the agent, the session to continue, the command, the files and the
+	// model.
+	if err := runAgent(a, o.agent); err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	existing, err := e.findSession(ctx, a, o)
 	if err != nil {
 		return err
 	}
-	fresh := o.session == "" && !o.cont
-	parts, err := attachFiles(o.files, cwd)
-	if err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
-	}
-	in := session.PromptInput{SessionID: sess.ID, Agent: o.agent, Model: model}
-	if o.command != "" && o.command != "compact" && o.command != "summarize" {
-		if in, err = e.runCommand(ctx, a, in, o.command, text); err != nil {
+	in := session.PromptInput{Agent: o.agent, Model: model}
+	if !compact {
+		if in, err = e.runPrompt(ctx, a, in, o, text, cwd); err != nil {
 			return err
 		}
-	} else if strings.TrimSpace(text) != "" {
-		in.Parts = append(in.Parts, session.TextPart(text))
+		ref, err := a.PickModel(ctx, in.Model, in.Agent, existing)
+		if err != nil {
+			return &exitCodeError{code: exitError, err: err}
+		}
+		in.Model = &ref
 	}
-	in.Parts = append(in.Parts, parts...)
+	sess, err := e.openSession(ctx, a, o, existing)
+	if err != nil {
+		return err
+	}
+	in.SessionID = sess.ID
+	fresh := existing == nil
 
 	out := newRunOutput(e.stdout, e.stderr, o.format == "json", sess.ID)
 	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
@@ -154,7 +167,7 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	done := make(chan error, 1)
 	go func() {
 		wctx := context.WithoutCancel(ctx)
-		if o.command == "compact" || o.command == "summarize" {
+		if compact {
 			done <- a.Engine.Compact(wctx, sess.ID)
 			return
 		}
@@ -209,32 +222,61 @@ wait:
 	return nil
 }
 
-// runSession finds or makes the session the prompt goes to.
-func (e *env) runSession(ctx context.Context, a *app.App, o runOptions) (session.Info, error) {
-	var sess session.Info
-	var err error
+// runAgent checks the --agent flag: it must name an agent that can be a
+// session's own.
+func runAgent(a *app.App, name string) error {
+	if name == "" {
+		return nil
+	}
+	ag, err := a.Agents.Lookup(name)
+	if err != nil {
+		return err
+	}
+	if ag.Primary() {
+		return nil
+	}
+	var primary []string
+	for _, p := range a.Agents.List() {
+		if p.Primary() && !p.Hidden {
+			primary = append(primary, p.Name)
+		}
+	}
+	return fmt.Errorf("agent %q is a sub-agent: mention it in the message as @%s, or choose one of %s",
+		name, name, strings.Join(primary, ", "))
+}
+
+// findSession returns the session --session or --continue names, or nil
+// for a new one. It writes nothing.
+func (e *env) findSession(ctx context.Context, a *app.App, o runOptions) (*session.Info, error) {
 	switch {
 	case o.session != "":
-		sess, err = a.Sessions.Get(ctx, o.session)
+		sess, err := a.Sessions.Get(ctx, o.session)
 		if errors.Is(err, store.ErrNotFound) {
-			return sess, fmt.Errorf("session %s does not exist", o.session)
+			return nil, fmt.Errorf("session %s does not exist", o.session)
 		}
+		return &sess, err
 	case o.cont:
-		list, lerr := a.Sessions.List(ctx, store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: 1})
-		if lerr != nil {
-			return sess, lerr
+		list, err := a.Sessions.List(ctx, store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: 1})
+		if err != nil {
+			return nil, err
 		}
 		if len(list) == 0 {
-			return sess, errors.New("there is no session to continue in this project")
+			return nil, errors.New("there is no session to continue in this project")
 		}
-		sess = list[0]
-	default:
+		return &list[0], nil
+	}
+	return nil, nil
+}
+
+// openSession makes the session the prompt goes to: a new one, a fork of
+// existing, or existing itself, with the rules of a run added.
+func (e *env) openSession(ctx context.Context, a *app.App, o runOptions, existing *session.Info) (session.Info, error) {
+	if existing == nil {
 		return a.Sessions.Create(ctx, session.CreateInput{ProjectID: a.ProjectID, Directory: a.Dir, Title: o.title, Permission: runRules()})
 	}
-	if err != nil {
-		return sess, err
-	}
+	sess := *existing
 	if o.fork {
+		var err error
 		if sess, err = a.Sessions.Fork(ctx, sess.ID, ""); err != nil {
 			return sess, err
 		}
@@ -250,6 +292,25 @@ func (e *env) runSession(ctx context.Context, a *app.App, o runOptions) (session
 			}
 		}
 	})
+}
+
+// runPrompt fills in the message: the expanded command, or the text, then
+// the attached files.
+func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput, o runOptions, text, cwd string) (session.PromptInput, error) {
+	var err error
+	if o.command != "" {
+		if in, err = e.runCommand(ctx, a, in, o.command, text); err != nil {
+			return in, err
+		}
+	} else if strings.TrimSpace(text) != "" {
+		in.Parts = append(in.Parts, session.TextPart(text))
+	}
+	parts, err := attachFiles(o.files, cwd)
+	if err != nil {
+		return in, &exitCodeError{code: exitUsage, err: err}
+	}
+	in.Parts = append(in.Parts, parts...)
+	return in, nil
 }
 
 // runCommand expands a slash command into the prompt.

@@ -110,6 +110,7 @@ func (p *project) env() []string {
 	return []string{
 		"HOME=" + p.home,
 		"PATH=" + os.Getenv("PATH"),
+		"OLLAMA_HOST=127.0.0.1:1", // no local model server
 		"XDG_CONFIG_HOME=" + filepath.Join(p.home, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(p.home, ".local/share"),
 		"XDG_CACHE_HOME=" + filepath.Join(p.home, ".cache"),
