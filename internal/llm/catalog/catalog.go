@@ -3,16 +3,18 @@
 // their models cost, hold and can do. The data is models.dev's
 // (https://models.dev, MIT licence, see source/LICENSE).
 //
-// A snapshot is embedded, gzip'd, and decoded only when first asked for. At
-// run time a copy in <cache>/models.json, refreshed in the background from
-// https://models.dev/api.json, takes its place; nothing ever waits on the
-// network, and an offline machine uses the embedded copy.
+// A snapshot is embedded, gzip'd in a packed form (an index of providers,
+// then each provider's models), and decoded only as far as asked for. At
+// run time a copy fetched from https://models.dev/api.json in the
+// background takes its place (<cache>/models.json, with a packed copy
+// beside it); nothing ever waits on the network, and an offline machine
+// uses the embedded copy.
 //
 // Regenerate the embedded copy from a newer snapshot in source/ with
 // go generate. Any package may import this one.
 package catalog
 
-//go:generate go run ./internal/gen -src source/models-dev-2026-07-02.tar.gz -out catalog.json.gz
+//go:generate go run ./internal/gen -src source/models-dev-2026-07-02.tar.gz -out catalog.pack.gz
 
 import (
 	"bytes"
@@ -27,9 +29,10 @@ import (
 	"sync"
 
 	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/catalog/internal/pack"
 )
 
-//go:embed catalog.json.gz
+//go:embed catalog.pack.gz
 var embedded []byte
 
 // Catalog is the set of known providers, by id. Providers, and each
@@ -200,10 +203,11 @@ func (f *Flag) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Parse checks data is a catalog in the shape of models.dev's api.json
-// (gzip'd or not) and splits it by provider; providers are decoded when
-// first used. Entries that do not decode are skipped then, so one bad model
-// in a fetched copy does not cost the whole catalog.
+// Parse reads a catalog: codeloop's packed form (what is embedded and
+// cached), or models.dev's api.json, gzip'd or not. Providers and their
+// models are decoded when first used; entries that do not decode are
+// skipped then, so one bad model in a fetched copy does not cost the whole
+// catalog.
 func Parse(data []byte) (*Catalog, error) {
 	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
@@ -214,6 +218,20 @@ func Parse(data []byte) (*Catalog, error) {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
 	}
+	if pack.Is(data) {
+		index, err := pack.Decode(data)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		if len(index) == 0 {
+			return nil, errors.New("catalog: no providers")
+		}
+		c := &Catalog{raw: map[string]json.RawMessage{}, providers: make(map[string]*Provider, len(index))}
+		for _, e := range index {
+			c.providers[e.ID] = &Provider{ID: e.ID, Name: e.Name, Env: e.Env, NPM: e.NPM, API: e.API, Doc: e.Doc, rawModels: e.Models}
+		}
+		return c, nil
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
@@ -222,6 +240,35 @@ func Parse(data []byte) (*Catalog, error) {
 		return nil, errors.New("catalog: no providers")
 	}
 	return &Catalog{raw: raw, providers: map[string]*Provider{}}, nil
+}
+
+// Pack encodes the catalog in the packed form, gzip'd; every provider and
+// model is decoded on the way.
+func (c *Catalog) Pack() ([]byte, error) {
+	var ps []pack.Provider
+	for _, p := range c.Providers() {
+		models, err := json.Marshal(p.Models())
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, pack.Provider{ID: p.ID, Name: p.Name, Env: p.Env, NPM: p.NPM, API: p.API, Doc: p.Doc, Models: models})
+	}
+	if len(ps) == 0 {
+		return nil, errors.New("catalog: no providers")
+	}
+	data, err := pack.Encode(ps)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Embedded splits the catalog compiled into the binary. Each call starts

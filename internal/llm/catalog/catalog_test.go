@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -93,6 +94,32 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestPackRoundTrip(t *testing.T) {
+	c, err := Parse([]byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := c.Pack()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Parse(packed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"fast", "plain"} {
+		a, _ := c.Model("acme", id)
+		b, ok := d.Model("acme", id)
+		if !ok || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s after packing = %+v, want %+v", id, b, a)
+		}
+	}
+	p, _ := d.Provider("acme")
+	if p.Name != "Acme" || p.API != "https://acme.test/v1" || p.Env[0] != "ACME_KEY" {
+		t.Errorf("provider after packing = %+v", p)
+	}
+}
+
 func TestSourcePrefersCache(t *testing.T) {
 	dir := t.TempDir()
 	s := NewSource(Options{CacheDir: dir, Disabled: true})
@@ -149,6 +176,17 @@ func TestRefresh(t *testing.T) {
 	}
 	if c, _ := s.Catalog(); !has(c, "acme") || s.Origin() != "cache" {
 		t.Error("refreshed catalog not in use")
+	}
+	// The next start reads the packed copy written beside models.json.
+	packed, err := os.ReadFile(filepath.Join(dir, "models.pack.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Parse(packed); err != nil || !has(c, "acme") {
+		t.Errorf("packed cache: %v", err)
+	}
+	if c, err := NewSource(Options{CacheDir: dir, Disabled: true}).Catalog(); err != nil || !has(c, "acme") {
+		t.Errorf("a new source does not read the cache: %v", err)
 	}
 	if s.Stale(time.Now()) {
 		t.Error("fresh cache is stale")
@@ -224,5 +262,14 @@ func BenchmarkEmbeddedAll(b *testing.B) {
 		for _, p := range c.Providers() {
 			p.Models()
 		}
+	}
+}
+
+// BenchmarkEmbeddedHeaders is what the provider registry pays at start-up:
+// every provider's header, and no models.
+func BenchmarkEmbeddedHeaders(b *testing.B) {
+	for b.Loop() {
+		c, _ := Embedded()
+		c.Providers()
 	}
 }

@@ -92,6 +92,44 @@ func (s *Source) cachePath() string {
 	return filepath.Join(s.opts.CacheDir, "models.json")
 }
 
+// packPath is the packed copy of models.json, which loads without a scan
+// of the whole file.
+func (s *Source) packPath() string {
+	if s.opts.CacheDir == "" {
+		return ""
+	}
+	return filepath.Join(s.opts.CacheDir, "models.pack.gz")
+}
+
+// cached loads the cache: the packed copy when it is at least as new as
+// models.json, else models.json itself.
+func (s *Source) cached() (*Catalog, bool) {
+	p := s.cachePath()
+	if p == "" {
+		return nil, false
+	}
+	js, jerr := os.Stat(p)
+	if ps, err := os.Stat(s.packPath()); err == nil && (jerr != nil || !ps.ModTime().Before(js.ModTime())) {
+		if data, err := os.ReadFile(s.packPath()); err == nil {
+			if c, err := Parse(data); err == nil {
+				return c, true
+			}
+		}
+		s.opts.Log.Warn("ignoring an unreadable model catalog cache", "path", s.packPath())
+	}
+	if jerr != nil {
+		return nil, false
+	}
+	data, err := os.ReadFile(p)
+	if err == nil {
+		if c, err := Parse(data); err == nil {
+			return c, true
+		}
+	}
+	s.opts.Log.Warn("ignoring an unreadable model catalog cache", "path", p)
+	return nil, false
+}
+
 // Catalog returns the catalog: the pinned file, else the cached copy when
 // it decodes, else the embedded snapshot.
 func (s *Source) Catalog() (*Catalog, error) {
@@ -112,14 +150,9 @@ func (s *Source) Catalog() (*Catalog, error) {
 		s.cat, s.origin = c, s.opts.Path
 		return c, nil
 	}
-	if p := s.cachePath(); p != "" {
-		if data, err := os.ReadFile(p); err == nil {
-			if c, err := Parse(data); err == nil {
-				s.cat, s.origin = c, "cache"
-				return c, nil
-			}
-			s.opts.Log.Warn("ignoring an unreadable model catalog cache", "path", p)
-		}
+	if c, ok := s.cached(); ok {
+		s.cat, s.origin = c, "cache"
+		return c, nil
 	}
 	c, err := Embedded()
 	if err != nil {
@@ -186,11 +219,18 @@ func (s *Source) Refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("fetched model catalog: %w", err)
 	}
-	if len(c.Providers()) == 0 {
-		return errors.New("fetched model catalog: no usable provider")
+	packed, err := c.Pack()
+	if err != nil {
+		return fmt.Errorf("fetched model catalog: %w", err)
 	}
 	if err := writeAtomic(p, data); err != nil {
 		return fmt.Errorf("caching the model catalog: %w", err)
+	}
+	if err := writeAtomic(s.packPath(), packed); err != nil {
+		return fmt.Errorf("caching the model catalog: %w", err)
+	}
+	if c, err = Parse(packed); err != nil {
+		return fmt.Errorf("fetched model catalog: %w", err)
 	}
 	s.mu.Lock()
 	s.cat, s.origin = c, "cache"

@@ -1,8 +1,8 @@
 // Command gen builds codeloop's embedded model catalog from a snapshot of
 // the models.dev data (a tar.gz of its providers/ and models/ TOML files).
-// It writes gzip'd JSON in the shape of https://models.dev/api.json, cut
-// down to the fields codeloop reads, so the embedded copy and a copy
-// fetched at run time decode alike.
+// It writes a gzip'd packed catalog (see internal/pack): an index of the
+// providers, then each provider's models as JSON in the shape of
+// https://models.dev/api.json, cut down to the fields codeloop reads.
 //
 // Run it through go generate in internal/llm/catalog.
 package main
@@ -22,6 +22,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/codeloop/codeloop/internal/llm/catalog/internal/pack"
 )
 
 func main() {
@@ -45,7 +47,22 @@ func run(src, out string) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(cat)
+	var providers []pack.Provider
+	for _, id := range slices.Sorted(maps.Keys(cat)) {
+		p := cat[id]
+		models, err := json.Marshal(p["models"])
+		if err != nil {
+			return err
+		}
+		var h pack.Provider
+		b, _ := json.Marshal(p)
+		if err := json.Unmarshal(b, &h); err != nil {
+			return fmt.Errorf("provider %s: %w", id, err)
+		}
+		h.Models = models
+		providers = append(providers, h)
+	}
+	data, err := pack.Encode(providers)
 	if err != nil {
 		return err
 	}
@@ -54,7 +71,7 @@ func run(src, out string) error {
 	if err != nil {
 		return err
 	}
-	zw.Name = "models.json" // no modification time: the output is reproducible
+	zw.Name = "catalog" // no modification time: the output is reproducible
 	if _, err := zw.Write(data); err != nil {
 		return err
 	}
@@ -65,7 +82,7 @@ func run(src, out string) error {
 	for _, p := range cat {
 		n += len(p["models"].(map[string]any))
 	}
-	log.Printf("%d providers, %d models, %d bytes of JSON, %d gzip'd", len(cat), n, len(data), buf.Len())
+	log.Printf("%d providers, %d models, %d bytes packed, %d gzip'd", len(cat), n, len(data), buf.Len())
 	return os.WriteFile(out, buf.Bytes(), 0o644)
 }
 
