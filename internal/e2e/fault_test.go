@@ -38,7 +38,8 @@ func TestProviderFaults(t *testing.T) {
 		recover  bool           // the run must end with the answer
 		minGap   time.Duration  // the least time the retry must wait
 		check    func(t *testing.T, reqs []served)
-		next     bool // continue the session once more afterwards
+		next     bool   // continue the session once more afterwards
+		options  string // extra provider options, as JSON object members
 	}{
 		{
 			name: "429 with retry-after",
@@ -95,6 +96,13 @@ finish stop
 			check:   toolResultSays("call_1", "frobnicate"),
 		},
 		{
+			// With options.timeout a stalled stream is cut and retried.
+			name:     "stream stalls (options.timeout)",
+			handlers: []http.Handler{stall(chatChunk(`{"role":"assistant","content":"Half an ans"}`)), answer()},
+			options:  `"timeout": 1500`,
+			recover:  true,
+		},
+		{
 			// An empty answer ends the turn; the next turn must still send
 			// a valid transcript (no empty assistant message).
 			name:     "empty response",
@@ -105,8 +113,11 @@ finish stop
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, nil, map[string]string{"README.md": "# faults\n"})
-			if tt.wire == "anthropic" {
+			switch {
+			case tt.wire == "anthropic":
 				r.useAnthropic(t)
+			case tt.options != "":
+				r.writeConfig(`"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "` + r.modelURL + `/v1", "apiKey": "test", ` + tt.options + `}`)
 			}
 			r.model.swap(sequence(tt.handlers...))
 			start := time.Now()
@@ -253,5 +264,18 @@ func endAfter(partial string) http.Handler {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, partial)
+	})
+}
+
+// stall starts a 200 stream, writes partial and then sends nothing more
+// until the client gives up.
+func stall(partial string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, partial)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
 	})
 }
