@@ -49,7 +49,9 @@ type Options struct {
 	NonInteractive bool
 	// NoMCP skips connecting MCP servers.
 	NoMCP bool
-	// MCPWait is how long Open waits for MCP servers to connect.
+	// MCPWait is how long a session's first step waits for MCP servers
+	// still connecting (experimental.mcp_startup_wait, else
+	// mcp.DefaultStartupWait).
 	MCPWait time.Duration
 }
 
@@ -149,14 +151,17 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		NoClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_PROMPT"), Log: opts.Log,
 	})
 	if !opts.NoMCP && len(cfg.MCP) > 0 {
-		a.MCP = mcp.Start(cfg.MCP, mcp.Options{Dir: dir, Bus: a.Bus, Logger: opts.Log,
-			Auth: mcp.NewAuthStore(opts.Dirs.MCPAuth()), ClientVersion: opts.Version})
-		a.closers = append(a.closers, a.MCP.Close)
-		wait := opts.MCPWait
-		if wait <= 0 {
-			wait = 10 * time.Second
+		mopts := mcp.Options{Dir: dir, Bus: a.Bus, Logger: opts.Log,
+			Auth: mcp.NewAuthStore(opts.Dirs.MCPAuth()), ClientVersion: opts.Version}
+		if ms := cfg.Experimental.MCPTimeout; ms != nil && *ms > 0 {
+			mopts.CallTimeout = time.Duration(*ms) * time.Millisecond
 		}
-		a.MCP.WaitReady(ctx, wait)
+		a.MCP = mcp.Start(cfg.MCP, mopts)
+		a.closers = append(a.closers, a.MCP.Close)
+	}
+	mcpWait := opts.MCPWait
+	if ms := cfg.Experimental.MCPStartupWait; mcpWait <= 0 && ms != nil && *ms > 0 {
+		mcpWait = time.Duration(*ms) * time.Millisecond
 	}
 
 	run := &runner{}
@@ -190,7 +195,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
 	a.Engine, err = session.New(session.Config{
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
-		Tools:       &tools{builtin: builtin, mcp: a.MCP},
+		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait},
 		Permissions: a.Permissions,
 		System:      &system{b: builder, skills: skills, mcp: a.MCP},
 		Reminders:   reminders{},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/mcp"
@@ -52,11 +53,17 @@ func sessionAgent(a *agent.Agent) *session.Agent {
 type tools struct {
 	builtin []tool.Tool
 	mcp     *mcp.Manager
+	// mcpWait bounds how long the first step waits for MCP servers still
+	// connecting, so their tools are there when the model first looks;
+	// a server that comes up later adds its tools from the next step on.
+	mcpWait  time.Duration
+	mcpReady sync.Once
 }
 
-func (t *tools) Tools(_ context.Context, q session.ToolQuery) ([]tool.Tool, error) {
+func (t *tools) Tools(ctx context.Context, q session.ToolQuery) ([]tool.Tool, error) {
 	all := slices.Clone(t.builtin)
 	if t.mcp != nil {
+		t.mcpReady.Do(func() { t.mcp.WaitReady(ctx, t.mcpWait) })
 		all = append(all, t.mcp.Tools()...)
 	}
 	if q.Agent != nil {

@@ -267,14 +267,17 @@ type Compaction struct {
 // Experimental holds experimental settings. Keys the type does not know are
 // kept in Extra rather than rejected, since they come and go.
 type Experimental struct {
-	DisablePasteSummary *bool           `json:"disable_paste_summary,omitempty"`
-	BatchTool           *bool           `json:"batch_tool,omitempty"` // accepted, has no effect
-	OpenTelemetry       *bool           `json:"openTelemetry,omitempty"`
-	PrimaryTools        []string        `json:"primary_tools,omitempty"`
-	ContinueLoopOnDeny  *bool           `json:"continue_loop_on_deny,omitempty"`
-	MCPTimeout          *int            `json:"mcp_timeout,omitempty"` // milliseconds
-	Policies            json.RawMessage `json:"policies,omitempty"`
-	Extra               map[string]any  `json:"-"`
+	DisablePasteSummary *bool    `json:"disable_paste_summary,omitempty"`
+	BatchTool           *bool    `json:"batch_tool,omitempty"` // accepted, has no effect
+	OpenTelemetry       *bool    `json:"openTelemetry,omitempty"`
+	PrimaryTools        []string `json:"primary_tools,omitempty"`
+	ContinueLoopOnDeny  *bool    `json:"continue_loop_on_deny,omitempty"`
+	MCPTimeout          *int     `json:"mcp_timeout,omitempty"` // milliseconds
+	// MCPStartupWait is how long, in milliseconds, a session's first step
+	// waits for MCP servers still connecting (3,000 when unset).
+	MCPStartupWait *int            `json:"mcp_startup_wait,omitempty"`
+	Policies       json.RawMessage `json:"policies,omitempty"`
+	Extra          map[string]any  `json:"-"`
 }
 
 // Permission is an ordered list of permission rules in the order the file

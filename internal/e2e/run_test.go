@@ -60,7 +60,7 @@ func newProject(t *testing.T, script string, files map[string]string) *project {
 	root := t.TempDir()
 	p := &project{t: t, dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
 	p.model = fakellm.NewServer(steps...)
-	p.titles = fakellm.NewServer(fakellm.Text("t", "Greeting change"), fakellm.Finish("stop", fakellmUsage()))
+	p.titles = fakellm.NewServer(append(fakellm.Text("t", "Greeting change"), fakellm.Finish("stop", fakellmUsage())...))
 	ms, ts := httptest.NewServer(p.model), httptest.NewServer(p.titles)
 	p.modelURL = ms.URL
 	p.closeFakes = func() { ms.Close(); ts.Close() }
