@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/permission"
@@ -26,26 +25,6 @@ func absPath(base, p string) string {
 	return filepath.Clean(p)
 }
 
-// realPath resolves the symbolic links of p, or of its longest existing
-// ancestor when p does not exist yet, so that a link cannot hide where a
-// path really points.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	var rest []string
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(append([]string{r}, rest...)...)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = append([]string{filepath.Base(cur)}, rest...)
-		cur = parent
-	}
-}
-
 // within reports whether p is dir or lies inside it (both clean, absolute).
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
@@ -63,39 +42,14 @@ type target struct {
 
 // externalDirs returns the external_directory patterns ("<dir>/*") for the
 // targets that lie outside both the session directory dir and the project
-// worktree, after resolving symbolic links. A worktree of "/" (no project)
-// does not count.
+// worktree. The permission package decides, resolving symbolic links
+// (dangling ones included) and ".." the way the system does.
 func externalDirs(dir, worktree string, targets ...target) []string {
-	var roots []string
-	for _, r := range []string{dir, worktree} {
-		if r == "" || filepath.Clean(r) == string(filepath.Separator) {
-			continue
-		}
-		roots = append(roots, filepath.Clean(r), realPath(r))
-	}
-	var out []string
+	paths := make([]string, 0, len(targets))
 	for _, t := range targets {
-		real := realPath(t.path)
-		inside := false
-		for _, r := range roots {
-			if within(r, real) {
-				inside = true
-				break
-			}
-		}
-		if inside {
-			continue
-		}
-		d := real
-		if !t.isDir {
-			d = filepath.Dir(real)
-		}
-		pat := filepath.ToSlash(filepath.Join(d, "*"))
-		if !slices.Contains(out, pat) {
-			out = append(out, pat)
-		}
+		paths = append(paths, t.path)
 	}
-	return out
+	return permission.ExternalDirs(paths, dir, worktree)
 }
 
 // askExternal asks external_directory permission for the targets outside

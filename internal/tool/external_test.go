@@ -21,6 +21,11 @@ func TestExternalDirs(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(project, "escape")); err != nil {
 		t.Fatal(err)
 	}
+	// A dangling link inside the project: writing through it would create
+	// a file outside.
+	if err := os.Symlink(filepath.Join(outside, "not-yet"), filepath.Join(project, "dangling")); err != nil {
+		t.Fatal(err)
+	}
 	slash := filepath.ToSlash
 	tests := []struct {
 		name    string
@@ -33,6 +38,7 @@ func TestExternalDirs(t *testing.T) {
 		{"outside dir", []target{{path: outside, isDir: true}}, []string{slash(outside) + "/*"}},
 		{"dot-dot cannot escape", []target{{path: absPath(project, "sub/../../outside/x")}}, []string{slash(outside) + "/*"}},
 		{"symlink resolved", []target{{path: filepath.Join(project, "escape", "secret")}}, []string{slash(outside) + "/*"}},
+		{"dangling symlink resolved", []target{{path: filepath.Join(project, "dangling")}}, []string{slash(outside) + "/*"}},
 		{"not yet existing, inside", []target{{path: filepath.Join(project, "new", "deep", "f")}}, nil},
 		{"deduplicated", []target{{path: filepath.Join(outside, "a")}, {path: filepath.Join(outside, "b")}}, []string{slash(outside) + "/*"}},
 		{"sibling with common prefix", []target{{path: project + "2/x"}}, []string{slash(project+"2") + "/*"}},
