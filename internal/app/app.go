@@ -25,6 +25,7 @@ import (
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/mcp"
+	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/paths"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/prompt"
@@ -68,6 +69,7 @@ type App struct {
 	Engine        *session.Engine
 	MCP           *mcp.Manager
 	Models        *provider.Registry
+	Dirs          paths.Dirs
 
 	closers []func() error
 }
@@ -89,7 +91,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		return nil, err
 	}
 	cfg := loaded.Config
-	a = &App{Dir: dir, Worktree: loaded.Worktree, Config: loaded, Bus: bus.New(0)}
+	a = &App{Dir: dir, Worktree: loaded.Worktree, Config: loaded, Bus: bus.New(0), Dirs: opts.Dirs}
 	defer func() {
 		if err != nil {
 			_ = a.Close()
@@ -164,7 +166,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		mcpWait = time.Duration(*ms) * time.Millisecond
 	}
 
-	run := &runner{}
+	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
 	nested := prompt.NewNested(builder)
 	builtin := tool.Builtins(tool.Env{
@@ -202,7 +204,9 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		Texts: session.Texts{
 			MaxSteps: prompt.MaxSteps(), Title: prompt.TitleSystem(), Compaction: prompt.CompactionSystem(),
 			CompactionPrompt: prompt.CompactionPrompt, Continue: prompt.CompactionContinue(),
+			Mention: agent.MentionInstruction,
 		},
+		Read:      findTool(builtin, "read"),
 		ProjectID: a.ProjectID, Directory: dir, Worktree: a.Worktree,
 		Compaction: session.Compaction{
 			Auto: compactionAuto(cfg, opts.Getenv), Prune: cfg.Compaction.Prune, TailTurns: cfg.Compaction.TailTurns,
@@ -260,6 +264,36 @@ func projectID(ctx context.Context, worktree string, git bool) string {
 	}
 	sum := sha1.Sum([]byte(worktree))
 	return hex.EncodeToString(sum[:])
+}
+
+// Mentions returns the parts for the @ mentions of a prompt's text: a file
+// part (file: URL) for each file or directory, relative to dir, and, when
+// withAgents is set, an agent part for each sub-agent mentioned where no
+// such file exists. The session engine reads the files when the message is
+// stored.
+func (a *App) Mentions(text, dir string, withAgents bool) []message.Part {
+	r := agent.Resolver{Worktree: dir, Home: a.Dirs.Home}
+	if withAgents {
+		r.Agents = a.Agents
+	}
+	files, mentioned := r.Resolve(text)
+	var agents []agent.AgentRef
+	for _, m := range mentioned {
+		if ag, ok := a.Agents.Get(m.Name); ok && ag.Subagent() && !ag.Hidden {
+			agents = append(agents, m)
+		}
+	}
+	return agent.RefParts(files, agents)
+}
+
+// findTool returns the tool called id, or nil.
+func findTool(tools []tool.Tool, id string) tool.Tool {
+	for _, t := range tools {
+		if t.ID() == id {
+			return t
+		}
+	}
+	return nil
 }
 
 func exists(p string) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/codeloop/codeloop/internal/message"
@@ -81,5 +82,39 @@ func TestPickModel(t *testing.T) {
 				t.Fatalf("got %+v, %v; want %s", got, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestMentions(t *testing.T) {
+	a := openTestApp(t, "")
+	if err := os.WriteFile(filepath.Join(a.Dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text       string
+		withAgents bool
+		want       []string // "file:<name>:<mime>" or "agent:<name>"
+	}{
+		{"see @main.go.", true, []string{"file:main.go:text/plain"}},
+		{"see @. and @missing.go", true, []string{"file:.:application/x-directory"}},
+		{"ask @explore and @general", true, []string{"agent:explore", "agent:general"}},
+		{"ask @explore", false, nil},
+		// Primary and hidden agents cannot take a hand-over.
+		{"ask @build, @plan and @compaction", true, nil},
+		{"mail me@example.com about `@main.go`", true, nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, p := range a.Mentions(tt.text, a.Dir, tt.withAgents) {
+			switch p := p.(type) {
+			case *message.FilePart:
+				got = append(got, "file:"+p.Filename+":"+p.Mime)
+			case *message.AgentPart:
+				got = append(got, "agent:"+p.Name)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("Mentions(%q) = %v, want %v", tt.text, got, tt.want)
+		}
 	}
 }

@@ -140,6 +140,8 @@ func (reminders) Remind(a *session.Agent, history []message.Message) []message.M
 type runner struct {
 	mu  sync.Mutex
 	eng *session.Engine
+	// mentions turns the @ mentions of a sub-agent's prompt into parts.
+	mentions func(text string) []message.Part
 }
 
 func (r *runner) engine() *session.Engine {
@@ -160,6 +162,9 @@ func (r *runner) RunChild(ctx context.Context, req task.ChildRequest) (task.Chil
 	in := session.ChildInput{
 		ParentID: req.ParentID, SessionID: req.SessionID, Title: req.Title, Agent: req.Agent,
 		Permission: req.Permission, Prompt: req.Prompt, Started: req.Started,
+	}
+	if r.mentions != nil {
+		in.Parts = r.mentions(req.Prompt)
 	}
 	if ref, ok := ParseModel(req.Model); ok {
 		ref.Variant = req.Variant

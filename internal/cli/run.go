@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -303,7 +302,10 @@ func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput,
 			return in, err
 		}
 	} else if strings.TrimSpace(text) != "" {
+		// @ mentions attach files (relative to the working directory, as
+		// --file does) and hand the request to sub-agents.
 		in.Parts = append(in.Parts, session.TextPart(text))
+		in.Parts = append(in.Parts, a.Mentions(text, cwd, true)...)
 	}
 	parts, err := attachFiles(o.files, cwd)
 	if err != nil {
@@ -340,8 +342,9 @@ func (e *env) runCommand(ctx context.Context, a *app.App, in session.PromptInput
 	return in, nil
 }
 
-// attachFiles reads the --file arguments: text files become their content
-// (as a read would show it) beside a file part, other files data: URLs.
+// attachFiles turns the --file arguments into file parts with file: URLs,
+// which the session reads when it stores the message: directories are
+// listed, images and PDFs sent as data, other files read as text.
 func attachFiles(names []string, cwd string) ([]message.Part, error) {
 	var parts []message.Part
 	for _, n := range names {
@@ -349,22 +352,18 @@ func attachFiles(names []string, cwd string) ([]message.Part, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
-		data, err := os.ReadFile(p)
+		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("--file %s: %w", n, err)
 		}
-		mt := mime.TypeByExtension(filepath.Ext(p))
-		if mt == "" {
-			mt = http.DetectContentType(data)
+		mt := "text/plain"
+		if st.IsDir() {
+			mt = agent.MimeDirectory
+		} else if m, _, _ := strings.Cut(mime.TypeByExtension(filepath.Ext(p)), ";"); strings.HasPrefix(m, "image/") || m == "application/pdf" {
+			mt = m
 		}
-		if strings.HasPrefix(mt, "text/") || (utf8.Valid(data) && !strings.HasPrefix(mt, "image/") && mt != "application/pdf") {
-			parts = append(parts,
-				&message.TextPart{Text: fmt.Sprintf("Called the Read tool with the following input: {\"filePath\":%q}", p), Synthetic: true},
-				&message.TextPart{Text: fmt.Sprintf("<path>%s</path>\n<content>\n%s\n</content>", p, data), Synthetic: true},
-				&message.FilePart{Mime: "text/plain", Filename: filepath.Base(p), URL: "file://" + p})
-			continue
-		}
-		parts = append(parts, &message.FilePart{Mime: mt, Filename: filepath.Base(p), URL: dataURL(mt, data)})
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
+		parts = append(parts, &message.FilePart{Mime: mt, Filename: filepath.Base(p), URL: u.String()})
 	}
 	return parts, nil
 }

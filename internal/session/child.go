@@ -19,6 +19,9 @@ type ChildInput struct {
 	Permission permission.Ruleset
 	Model      *message.ModelRef
 	Prompt     string
+	// Parts follow the prompt's text in the child's message (the files it
+	// mentions).
+	Parts []message.Part
 	// Started is called with the child's id before it runs.
 	Started func(sessionID string)
 }
@@ -51,7 +54,7 @@ func (e *Engine) RunChild(ctx context.Context, in ChildInput) (string, string, e
 		in.Started(sid)
 	}
 	if _, err := e.Send(ctx, PromptInput{SessionID: sid, Agent: in.Agent, Model: in.Model,
-		Parts: []message.Part{TextPart(in.Prompt)}}); err != nil {
+		Parts: append([]message.Part{TextPart(in.Prompt)}, in.Parts...)}); err != nil {
 		return sid, "", err
 	}
 	last, err := e.Wait(ctx, sid)

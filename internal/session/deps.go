@@ -128,6 +128,10 @@ type Texts struct {
 	// Continue is the message that resumes work after an automatic
 	// compaction.
 	Continue string
+	// Mention is the synthetic text that follows an agent the user
+	// mentioned (an agent part), asking the model to hand the request to
+	// that sub-agent through the task tool.
+	Mention func(agent string) string
 }
 
 // DefaultTexts returns the built-in texts.
@@ -143,7 +147,11 @@ func DefaultTexts() Texts {
 			"Write in the language of the conversation. Keep every fact needed to carry on: exact file paths, " +
 			"names, commands, error messages and decisions. Leave out pleasantries and anything already undone.",
 		CompactionPrompt: defaultCompactionPrompt,
-		Continue:         "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
+		Mention: func(agent string) string {
+			return "Write a prompt for the " + agent + " agent from the message above and its context, " +
+				"then call the task tool with subagent_type " + agent + " and that prompt."
+		},
+		Continue: "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
 	}
 }
 
@@ -160,7 +168,11 @@ type Config struct {
 	System      SystemPrompt // nil: the agent's prompt only
 	Reminders   Reminders    // nil: none
 	Snapshots   Snapshots    // nil: no snapshots
-	Texts       Texts        // zero fields take DefaultTexts
+	// Read is the read tool, run on the text files and directories a user
+	// message attaches (file: URLs) so the model sees their content; nil
+	// stores such file parts as they are.
+	Read  tool.Tool
+	Texts Texts // zero fields take DefaultTexts
 
 	ProjectID string
 	Directory string
@@ -228,6 +240,9 @@ func (c *Config) check() error {
 	}
 	if c.Texts.CompactionPrompt == nil {
 		c.Texts.CompactionPrompt = def.CompactionPrompt
+	}
+	if c.Texts.Mention == nil {
+		c.Texts.Mention = def.Mention
 	}
 	if c.MaxRetries <= 0 {
 		c.MaxRetries = 8

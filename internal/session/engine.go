@@ -290,7 +290,7 @@ func (e *Engine) createUserMessage(ctx context.Context, in PromptInput) (message
 		System: in.System, Tools: in.Tools,
 	}
 	m := message.Message{Info: info}
-	for _, p := range in.Parts {
+	for _, p := range e.attach(ctx, sess, info, in.Parts) {
 		b := p.Base()
 		b.ID = id.Ascending(id.Part)
 		b.SessionID = in.SessionID
