@@ -156,8 +156,6 @@ func (e *env) setup() error {
 	return nil
 }
 
-// onClose registers fn to run when the command ends.
-func (e *env) onClose(fn func() error) { e.closers = append(e.closers, fn) }
 
 func (e *env) close() {
 	for i := len(e.closers) - 1; i >= 0; i-- {

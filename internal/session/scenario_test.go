@@ -95,7 +95,6 @@ type scenario struct {
 	compactAuto  *bool
 	compactTail  *int
 	manualAfter  bool // run a manual compaction after the prompts
-	extraPrompts []string
 }
 
 func (s *scenario) directives(t *testing.T, src string) {
