@@ -156,7 +156,6 @@ func (e *env) setup() error {
 	return nil
 }
 
-
 func (e *env) close() {
 	for i := len(e.closers) - 1; i >= 0; i-- {
 		_ = e.closers[i]()

@@ -84,17 +84,17 @@ func (r registryTools) Tools(_ context.Context, q ToolQuery) ([]tool.Tool, error
 }
 
 type scenario struct {
-	prompts      []string
-	pausePrompt  string
-	pauseAbort   bool
-	steps        int
-	permission   string // allow or reject
-	retries      int
-	title        string
-	limit        llm.Limit
-	compactAuto  *bool
-	compactTail  *int
-	manualAfter  bool // run a manual compaction after the prompts
+	prompts     []string
+	pausePrompt string
+	pauseAbort  bool
+	steps       int
+	permission  string // allow or reject
+	retries     int
+	title       string
+	limit       llm.Limit
+	compactAuto *bool
+	compactTail *int
+	manualAfter bool // run a manual compaction after the prompts
 }
 
 func (s *scenario) directives(t *testing.T, src string) {
