@@ -71,7 +71,9 @@ type App struct {
 	Models        *provider.Registry
 	Dirs          paths.Dirs
 
-	closers []func() error
+	skills   *skill.Set
+	noClaude bool // Claude Code's files are not read
+	closers  []func() error
 }
 
 // Open starts the services for opts.Dir.
@@ -129,6 +131,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		NoClaude:   noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_SKILLS"),
 		NoExternal: envTrue(opts.Getenv, "DISABLE_EXTERNAL_SKILLS"), Log: opts.Log,
 	})
+	a.skills, a.noClaude = skills, noClaude
 	var skillDirs []string
 	for _, sk := range skills.All() {
 		skillDirs = append(skillDirs, sk.Dir)

@@ -17,6 +17,13 @@ import (
 // openTestApp opens an app on a fresh home and project holding config.
 func openTestApp(t *testing.T, config string) *App {
 	t.Helper()
+	return openTestAppWith(t, config, nil, false)
+}
+
+// openTestAppWith opens an app on a fresh home and a project holding
+// config and files, connecting its MCP servers when withMCP is set.
+func openTestAppWith(t *testing.T, config string, files map[string]string, withMCP bool) *App {
+	t.Helper()
 	root := t.TempDir()
 	home, dir := filepath.Join(root, "home"), filepath.Join(root, "project")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -27,13 +34,14 @@ func openTestApp(t *testing.T, config string) *App {
 			t.Fatal(err)
 		}
 	}
+	writeFiles(t, dir, files)
 	env := map[string]string{"HOME": home, "CODELOOP_DISABLE_MODELS_FETCH": "1", "OLLAMA_HOST": "127.0.0.1:1"}
 	getenv := func(k string) string { return env[k] }
 	dirs, err := paths.Resolve(getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv, NoMCP: true})
+	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv, NoMCP: !withMCP})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -142,8 +143,9 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 		return err
 	}
 	in := session.PromptInput{Agent: o.agent, Model: model}
+	var allow permission.Ruleset // the command's allowed tools
 	if !compact {
-		if in, err = e.runPrompt(ctx, a, in, o, text, cwd); err != nil {
+		if in, allow, err = e.runPrompt(ctx, a, in, o, text, cwd); err != nil {
 			return err
 		}
 		ref, err := a.PickModel(ctx, in.Model, in.Agent, existing)
@@ -158,6 +160,14 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	}
 	in.SessionID = sess.ID
 	fresh := existing == nil
+	if len(allow) > 0 {
+		// The command's allowed tools approve this run's turn only.
+		added, err := e.allowTurn(ctx, a, sess, in.Agent, allow)
+		if err != nil {
+			return err
+		}
+		defer e.endTurn(context.WithoutCancel(ctx), a, sess.ID, added)
+	}
 
 	out := newRunOutput(e.stdout, e.stderr, o.format == "json", sess.ID)
 	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
@@ -293,14 +303,23 @@ func (e *env) openSession(ctx context.Context, a *app.App, o runOptions, existin
 	})
 }
 
-// runPrompt fills in the message: the expanded command, or the text, then
-// the attached files.
-func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput, o runOptions, text, cwd string) (session.PromptInput, error) {
-	var err error
+// runPrompt fills in the message: the expanded command, or the text and
+// what it mentions, then the attached files. It returns the rules the
+// command pre-approves for the turn.
+func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput, o runOptions, text, cwd string) (session.PromptInput, permission.Ruleset, error) {
+	var allow permission.Ruleset
 	if o.command != "" {
-		if in, err = e.runCommand(ctx, a, in, o.command, text); err != nil {
-			return in, err
+		exp, err := a.ExpandCommand(ctx, o.command, text, in.Agent)
+		if err != nil {
+			return in, nil, &exitCodeError{code: exitUsage, err: err}
 		}
+		in.Agent, allow = exp.Agent, exp.Allow
+		if ref, ok := app.ParseModel(exp.Model); ok && in.Model == nil {
+			ref.Variant = exp.Variant
+			in.Model = &ref
+		}
+		// The command's text with its file and agent parts, or its subtask.
+		in.Parts = append(in.Parts, exp.Parts()...)
 	} else if strings.TrimSpace(text) != "" {
 		// @ mentions attach files (relative to the working directory, as
 		// --file does) and hand the request to sub-agents.
@@ -309,37 +328,43 @@ func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput,
 	}
 	parts, err := attachFiles(o.files, cwd)
 	if err != nil {
-		return in, &exitCodeError{code: exitUsage, err: err}
+		return in, nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	in.Parts = append(in.Parts, parts...)
-	return in, nil
+	return in, allow, nil
 }
 
-// runCommand expands a slash command into the prompt.
-func (e *env) runCommand(ctx context.Context, a *app.App, in session.PromptInput, name, args string) (session.PromptInput, error) {
-	cmds := agent.LoadCommands(ctx, agent.CommandOptions{
-		Config: a.Config.Config, ConfigDirs: a.Config.Dirs, Worktree: a.Worktree, Cwd: a.Dir, Home: e.dirs.Home,
-	})
-	x := &agent.Expander{Agents: a.Agents, Commands: cmds, Resolver: agent.Resolver{Worktree: a.Worktree}}
-	exp, err := x.Expand(ctx, agent.ExpandInput{Command: name, Arguments: args, Agent: in.Agent})
+// allowTurn adds to the session the allowed-tool rules that its agent's
+// and its own rules do not deny, and returns those it added.
+func (e *env) allowTurn(ctx context.Context, a *app.App, sess session.Info, agentName string, allow permission.Ruleset) (permission.Ruleset, error) {
+	rules, err := a.TurnRules(agentName, sess.Permission, allow)
 	if err != nil {
-		return in, &exitCodeError{code: exitUsage, err: err}
+		return nil, err
 	}
-	in.Agent = exp.Agent
-	if ref, ok := app.ParseModel(exp.Model); ok && in.Model == nil {
-		in.Model = &ref
-	}
-	if exp.Subtask != nil {
-		sp := &message.SubtaskPart{Prompt: exp.Subtask.Prompt, Description: exp.Subtask.Description,
-			Agent: exp.Subtask.Agent, Command: exp.Subtask.Command}
-		if ref, ok := app.ParseModel(exp.Subtask.Model); ok {
-			sp.Model = &ref
+	var added permission.Ruleset
+	for _, r := range rules {
+		if !slices.Contains(sess.Permission, r) && !slices.Contains(added, r) {
+			added = append(added, r)
 		}
-		in.Parts = append(in.Parts, sp)
-		return in, nil
 	}
-	in.Parts = append(in.Parts, session.TextPart(exp.Text))
-	return in, nil
+	if len(added) == 0 {
+		return nil, nil
+	}
+	_, err = a.Sessions.Update(ctx, sess.ID, func(s *session.Info) { s.Permission = append(s.Permission, added...) })
+	return added, err
+}
+
+// endTurn takes the rules allowTurn added off the session again.
+func (e *env) endTurn(ctx context.Context, a *app.App, sessionID string, added permission.Ruleset) {
+	if len(added) == 0 {
+		return
+	}
+	_, err := a.Sessions.Update(ctx, sessionID, func(s *session.Info) {
+		s.Permission = slices.DeleteFunc(s.Permission, func(r permission.Rule) bool { return slices.Contains(added, r) })
+	})
+	if err != nil {
+		e.log.Warn("removing a command's allowed tools", "session", sessionID, "err", err)
+	}
 }
 
 // attachFiles turns the --file arguments into file parts with file: URLs,

@@ -1,0 +1,208 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// write adds files (with directories) to the project after its first commit.
+func (p *project) write(files map[string]string) {
+	p.t.Helper()
+	for name, data := range files {
+		f := filepath.Join(p.dir, name)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			p.t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+}
+
+// sessionExport is a session as codeloop export writes it.
+type sessionExport struct {
+	Info struct {
+		ID         string            `json:"id"`
+		ParentID   string            `json:"parentID"`
+		Title      string            `json:"title"`
+		Permission []json.RawMessage `json:"permission"`
+	} `json:"info"`
+	Messages []struct {
+		Info struct {
+			Role  string `json:"role"`
+			Agent string `json:"agent"`
+		} `json:"info"`
+		Parts []struct {
+			Type  string `json:"type"`
+			Text  string `json:"text"`
+			Tool  string `json:"tool"`
+			State struct {
+				Status   string         `json:"status"`
+				Output   string         `json:"output"`
+				Error    string         `json:"error"`
+				Metadata map[string]any `json:"metadata"`
+			} `json:"state"`
+		} `json:"parts"`
+	} `json:"messages"`
+}
+
+func (p *project) exportSession(id string) sessionExport {
+	p.t.Helper()
+	args := []string{"export"}
+	if id != "" {
+		args = append(args, id)
+	}
+	out, stderr, code := p.run(args...)
+	var e sessionExport
+	if err := json.Unmarshal([]byte(out), &e); err != nil || code != 0 {
+		p.t.Fatalf("export %s: exit status %d, %v\n%s", id, code, err, stderr)
+	}
+	return e
+}
+
+// TestRunCommandFile runs an OpenCode command file: its arguments, its
+// shell command and its file mention all reach the model.
+func TestRunCommandFile(t *testing.T) {
+	p := newProject(t, "step\ntext Greeted.\nfinish stop\n", map[string]string{"main.go": "package main // the entry point\n"})
+	p.write(map[string]string{".opencode/command/greet.md": "---\ndescription: greet someone\n---\n" +
+		"Greet $ARGUMENTS. The shell says !`echo from-the-shell; echo second line`. Read @main.go first.\n"})
+	stdout, stderr, code := p.run("run", "--command", "greet", "the whole team")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	body := string(p.model.Requests()[0].Body)
+	for _, want := range []string{
+		"Greet the whole team. The shell says from-the-shell\\nsecond line\\n. Read @main.go first.",
+		"1: package main // the entry point",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the request lacks %q:\n%s", want, body)
+		}
+	}
+	if !strings.Contains(stdout, "Greeted.") {
+		t.Errorf("output: %s", stdout)
+	}
+}
+
+// TestRunCommandSubtask runs a command bound to a sub-agent: the sub-agent
+// runs in a child session (not listed among the roots, but exportable), its
+// answer comes back as the task tool's output, and the model goes on.
+func TestRunCommandSubtask(t *testing.T) {
+	script := `
+step
+text Found a_test.go.
+finish stop
+step
+text The scout found a_test.go.
+finish stop
+`
+	p := newProject(t, script, map[string]string{"a_test.go": "package a\n"})
+	p.write(map[string]string{".opencode/command/scout.md": "---\nagent: explore\ndescription: scout the tests\n---\nList the $1 files.\n"})
+	stdout, stderr, code := p.run("run", "--command", "scout", "test")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "The scout found a_test.go.") {
+		t.Errorf("output: %s", stdout)
+	}
+	reqs := p.model.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), "List the test files.") {
+		t.Fatalf("%d requests; the first: %s", len(reqs), reqs[0].Body)
+	}
+	roots := p.sessions()
+	if len(roots) != 1 {
+		t.Fatalf("root sessions %v, want the parent only", roots)
+	}
+	parent := p.exportSession(roots[0])
+	var child string
+	for _, m := range parent.Messages {
+		for _, part := range m.Parts {
+			if part.Type == "tool" && part.Tool == "task" {
+				if part.State.Status != "completed" || !strings.Contains(part.State.Output, "Found a_test.go.") {
+					t.Errorf("task part %+v", part.State)
+				}
+				child, _ = part.State.Metadata["sessionId"].(string)
+			}
+		}
+	}
+	if child == "" {
+		t.Fatalf("no task part names the child session: %+v", parent.Messages)
+	}
+	c := p.exportSession(child)
+	if c.Info.ParentID != roots[0] || !strings.Contains(c.Info.Title, "@explore subagent") || len(c.Messages) != 2 ||
+		c.Messages[1].Info.Agent != "explore" || c.Messages[1].Parts[len(c.Messages[1].Parts)-2].Text != "Found a_test.go." {
+		t.Errorf("child session %+v", c)
+	}
+}
+
+// TestRunPlanCannotEdit asks the plan agent to edit a file: the edit fails
+// as a tool error, the file is unchanged, and the loop goes on.
+func TestRunPlanCannotEdit(t *testing.T) {
+	script := `
+step
+call call_1 edit {"filePath":"main.go","oldString":"hello","newString":"goodbye"}
+finish tool-calls
+step
+text Plan mode cannot edit; here is the plan instead.
+finish stop
+`
+	p := newProject(t, script, map[string]string{"main.go": "package main // hello\n"})
+	stdout, stderr, code := p.run("run", "--agent", "plan", "change hello to goodbye in main.go")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got := p.read("main.go"); got != "package main // hello\n" {
+		t.Errorf("main.go = %q", got)
+	}
+	if !strings.Contains(stdout, "✗ edit") || !strings.Contains(stdout, "here is the plan instead") {
+		t.Errorf("output: %s\n%s", stdout, stderr)
+	}
+	reqs := p.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	e := p.exportSession("")
+	tool := e.Messages[1].Parts
+	failed := false
+	for _, part := range tool {
+		failed = failed || (part.Tool == "edit" && part.State.Status == "error" && part.State.Error != "")
+	}
+	if !failed || e.Messages[1].Info.Agent != "plan" {
+		t.Errorf("the edit did not fail under plan: %+v", e.Messages[1])
+	}
+}
+
+// TestRunCommandAllowedTools runs a Claude Code command whose allowed-tools
+// approve a shell command the config asks about: it runs without --auto,
+// and the approval ends with the run.
+func TestRunCommandAllowedTools(t *testing.T) {
+	script := `
+step
+call call_1 bash {"command":"echo approved-by-the-command"}
+finish tool-calls
+step
+text Done.
+finish stop
+`
+	p := newProject(t, script, nil)
+	p.write(map[string]string{
+		"codeloop.json":             `{"permission": {"bash": "ask"}}`,
+		".claude/commands/shout.md": "---\nallowed-tools: Bash(echo:*)\n---\nShout something.\n",
+	})
+	stdout, stderr, code := p.run("run", "--command", "shout")
+	if code != 0 || strings.Contains(stderr, "permission requested") {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	reqs := p.model.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "approved-by-the-command") {
+		t.Fatalf("%d requests; the shell output did not reach the model", len(reqs))
+	}
+	for _, r := range p.exportSession("").Info.Permission {
+		if strings.Contains(string(r), `"allow"`) {
+			t.Errorf("the command's approval outlived the run: %s", r)
+		}
+	}
+}
