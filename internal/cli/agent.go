@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,14 +13,61 @@ import (
 
 	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/provider"
 )
 
 // drafterFor returns the drafter "agent create" uses with the model
-// "provider/model", or nil when drafting is not possible.
-type drafterFor func(ctx context.Context, cfg *config.Config, model string) (agent.Drafter, error)
+// "provider/model" (empty: the default model) and the model it drafts
+// with, or a nil drafter when no model can be used.
+type drafterFor func(ctx context.Context, cfg *config.Config, model string) (agent.Drafter, string, error)
 
 // newAgentCmd is "codeloop agent": list and create agents.
-func newAgentCmd(e *env) *cobra.Command { return agentCmd(e, nil) }
+func newAgentCmd(e *env) *cobra.Command { return agentCmd(e, e.modelDrafter) }
+
+// modelDrafter drafts agents with a model of the provider registry: model,
+// or the default model when model is empty. It returns a nil drafter and
+// the reason when the model cannot be used.
+func (e *env) modelDrafter(ctx context.Context, cfg *config.Config, model string) (agent.Drafter, string, error) {
+	reg := provider.New(provider.Options{Config: cfg, Dirs: e.dirs, Getenv: e.getenv, UserAgent: "codeloop/" + Version, Log: e.log})
+	if model == "" {
+		def, err := reg.Default(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		model = def
+	}
+	p, m, err := reg.Resolve(ctx, model)
+	if err != nil {
+		return nil, model, err
+	}
+	params, err := reg.Params(ctx, model, "")
+	if err != nil {
+		return nil, model, err
+	}
+	return agent.ModelDrafter(withParams{Provider: p, params: params}, m.ID), model, nil
+}
+
+// withParams fills in the model's request defaults (output limit, provider
+// options, headers) that a request leaves unset.
+type withParams struct {
+	llm.Provider
+	params llm.Options
+}
+
+func (w withParams) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
+	r := *req
+	if r.Options.MaxOutputTokens == 0 {
+		r.Options.MaxOutputTokens = w.params.MaxOutputTokens
+	}
+	if r.Options.ProviderOptions == nil {
+		r.Options.ProviderOptions = w.params.ProviderOptions
+	}
+	if r.Options.Headers == nil {
+		r.Options.Headers = w.params.Headers
+	}
+	return w.Provider.Stream(ctx, &r)
+}
 
 func agentCmd(e *env, draft drafterFor) *cobra.Command {
 	cmd := &cobra.Command{
@@ -138,16 +186,19 @@ func agentCreateCmd(e *env, draft drafterFor) *cobra.Command {
 			for _, a := range reg.List() {
 				o.Taken = append(o.Taken, a.Name)
 			}
-			draftModel := model
-			if draftModel == "" {
-				draftModel = loaded.Config.Model
-			}
-			if draft != nil && draftModel != "" {
-				d, err := draft(cmd.Context(), loaded.Config, draftModel)
-				if err != nil {
-					return err
+			if draft != nil {
+				// The model drafts the prompt when one can be used; otherwise
+				// the file gets a template prompt to edit.
+				d, used, err := draft(cmd.Context(), loaded.Config, model)
+				switch {
+				case err != nil && used != "":
+					fmt.Fprintf(e.stderr, "Not drafting with %s (%v); writing a template prompt.\n", used, err)
+				case err != nil || d == nil:
+					fmt.Fprintln(e.stderr, "No model is available to draft the agent; writing a template prompt (see codeloop models).")
+				default:
+					fmt.Fprintf(e.stderr, "Drafting the agent with %s…\n", used)
+					o.Draft = d
 				}
-				o.Draft = d
 			}
 			p, err := agent.Create(cmd.Context(), o)
 			if err != nil {

@@ -40,9 +40,14 @@ func agentProject(t *testing.T, cfg string) (home, project string) {
 	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
 		"CODELOOP_CONFIG_DIR", "CODELOOP_DATA_DIR", "CODELOOP_CACHE_DIR", "CODELOOP_STATE_DIR",
 		"OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "OPENCODE_CONFIG_CONTENT", "CODELOOP_CONFIG", "CODELOOP_CONFIG_CONTENT",
-		"OPENCODE_PERMISSION", "CODELOOP_PERMISSION", "OPENCODE_DISABLE_CLAUDE_CODE", "CODELOOP_DISABLE_CLAUDE_CODE"} {
+		"OPENCODE_PERMISSION", "CODELOOP_PERMISSION", "OPENCODE_DISABLE_CLAUDE_CODE", "CODELOOP_DISABLE_CLAUDE_CODE",
+		// agent create drafts with any model it finds
+		"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "OPENROUTER_API_KEY",
+		"CODELOOP_AUTH_CONTENT", "OPENCODE_AUTH_CONTENT"} {
 		t.Setenv(v, "")
 	}
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	t.Setenv("CODELOOP_DISABLE_MODELS_FETCH", "1")
 	t.Chdir(project)
 	return home, project
 }
@@ -153,11 +158,11 @@ func TestAgentCreateDrafts(t *testing.T) {
 	var out, errOut bytes.Buffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: os.Getenv, dirs: dirs}
 	var gotModel string
-	draft := func(_ context.Context, cfg *config.Config, model string) (agent.Drafter, error) {
-		gotModel = model
+	draft := func(_ context.Context, cfg *config.Config, model string) (agent.Drafter, string, error) {
+		gotModel = cfg.Model
 		return func(_ context.Context, req agent.DraftRequest) (agent.Draft, error) {
 			return agent.Draft{Name: "migrator", Description: "Use this agent for migrations.", Prompt: "You migrate."}, nil
-		}, nil
+		}, cfg.Model, nil
 	}
 	cmd := agentCmd(e, draft)
 	cmd.SetArgs([]string{"create", "--global", "--description", "help with migrations"})

@@ -206,3 +206,41 @@ finish stop
 		}
 	}
 }
+
+// TestAgentCreate drafts an agent with the configured model, and writes a
+// template prompt when there is no model.
+func TestAgentCreate(t *testing.T) {
+	draft := `{"identifier": "sql-reviewer", "whenToUse": "Use this agent to review SQL migrations.", "systemPrompt": "You review SQL migrations for locking problems."}`
+	p := newProject(t, "step\ntext "+draft+"\nfinish stop\n", nil)
+	stdout, stderr, code := p.run("agent", "create", "--description", "reviews SQL migrations", "--mode", "subagent")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	data := p.read(".codeloop/agents/sql-reviewer.md")
+	for _, want := range []string{"description: Use this agent to review SQL migrations.", "mode: subagent", "You review SQL migrations for locking problems."} {
+		if !strings.Contains(data, want) {
+			t.Errorf("the agent file lacks %q:\n%s", want, data)
+		}
+	}
+	reqs := p.model.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `reviews SQL migrations`) || !strings.Contains(string(reqs[0].Body), `"temperature":0.3`) {
+		t.Errorf("draft requests: %d %s", len(reqs), reqs)
+	}
+	list, _, _ := p.run("agent", "list")
+	if !strings.Contains(list, "sql-reviewer") {
+		t.Errorf("agent list:\n%s", list)
+	}
+
+	// Without a model the file still gets written, with a template prompt.
+	bare := newProject(t, "", nil)
+	if err := os.Remove(filepath.Join(bare.dir, "opencode.jsonc")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = bare.run("agent", "create", "--description", "reviews SQL migrations")
+	if code != 0 || !strings.Contains(stderr, "template prompt") {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	if data := bare.read(".codeloop/agents/reviews-sql-migrations.md"); !strings.Contains(data, "reviews SQL migrations") {
+		t.Errorf("template agent file:\n%s", data)
+	}
+}
