@@ -244,3 +244,20 @@ func TestAgentCreate(t *testing.T) {
 		t.Errorf("template agent file:\n%s", data)
 	}
 }
+
+// TestRunCustomAgent runs an agent from an OpenCode agent file: its prompt
+// becomes the system prompt and the answer is recorded under its name.
+func TestRunCustomAgent(t *testing.T) {
+	p := newProject(t, "step\ntext Reviewed.\nfinish stop\n", nil)
+	p.write(map[string]string{".opencode/agent/reviewer.md": "---\ndescription: Reviews changes\nmode: primary\n---\nYou are the strict reviewer of this project.\n"})
+	stdout, stderr, code := p.run("run", "--agent", "reviewer", "review the last change")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	if body := string(p.model.Requests()[0].Body); !strings.Contains(body, "You are the strict reviewer of this project.") {
+		t.Errorf("the system prompt lacks the agent's prompt: %s", body)
+	}
+	if e := p.exportSession(""); len(e.Messages) != 2 || e.Messages[1].Info.Agent != "reviewer" {
+		t.Errorf("messages %+v", e.Messages)
+	}
+}
