@@ -72,7 +72,8 @@ type App struct {
 	Dirs          paths.Dirs
 
 	skills   *skill.Set
-	noClaude bool // Claude Code's files are not read
+	noClaude bool          // Claude Code's files are not read
+	mcpWait  time.Duration // how long to wait for MCP servers still connecting
 	closers  []func() error
 }
 
@@ -168,6 +169,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	if ms := cfg.Experimental.MCPStartupWait; mcpWait <= 0 && ms != nil && *ms > 0 {
 		mcpWait = time.Duration(*ms) * time.Millisecond
 	}
+	a.mcpWait = mcpWait
 
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}

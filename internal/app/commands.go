@@ -42,12 +42,20 @@ func mcpPrompts(m *mcp.Manager) agent.Source {
 }
 
 // ExpandCommand expands the slash command name with the arguments the user
-// typed, for the caller's agent (empty: the default). Its `!` commands run
+// typed, for the caller's agent (empty: the default). A name no command has
+// yet waits for the MCP servers still connecting, whose prompts are
+// commands. Its `!` commands run
 // with the configured shell in the working directory; its @ mentions are
 // resolved against the worktree.
 func (a *App) ExpandCommand(ctx context.Context, name, args, caller string) (*agent.Expansion, error) {
+	cmds := a.Commands(ctx)
+	if _, ok := cmds.Get(name); !ok && a.MCP != nil {
+		// It may be the prompt of a server still connecting.
+		a.MCP.WaitReady(ctx, a.mcpWait)
+		cmds = a.Commands(ctx)
+	}
 	x := &agent.Expander{
-		Agents: a.Agents, Commands: a.Commands(ctx),
+		Agents: a.Agents, Commands: cmds,
 		Resolver: agent.Resolver{Worktree: a.Worktree, Home: a.Dirs.Home},
 		Shell:    agent.Shell(a.Config.Config.Shell, a.Dir, nil),
 	}

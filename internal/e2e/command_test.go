@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codeloop/codeloop/internal/mcp/mcptest"
 )
 
 // write adds files (with directories) to the project after its first commit.
@@ -259,5 +262,19 @@ func TestRunCustomAgent(t *testing.T) {
 	}
 	if e := p.exportSession(""); len(e.Messages) != 2 || e.Messages[1].Info.Agent != "reviewer" {
 		t.Errorf("messages %+v", e.Messages)
+	}
+}
+
+// TestRunCommandMCPPrompt runs an MCP server's prompt as a command.
+func TestRunCommandMCPPrompt(t *testing.T) {
+	srv := mcptest.Start(t)
+	p := newProject(t, "step\ntext Hello, Ada.\nfinish stop\n", nil)
+	p.write(map[string]string{"codeloop.json": fmt.Sprintf(`{"mcp": {"tools": {"type": "remote", "url": %q, "oauth": false}}}`, srv.URL)})
+	stdout, stderr, code := p.run("run", "--command", "tools:greet", "Ada")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	if body := string(p.model.Requests()[0].Body); !strings.Contains(body, "Say hello to Ada.") {
+		t.Errorf("the request lacks the expanded prompt: %s", body)
 	}
 }
