@@ -27,6 +27,7 @@ type Engine struct {
 	mu      sync.Mutex
 	runners map[string]*runner
 	status  map[string]Status
+	titled  map[string]bool // sessions whose title was asked for
 }
 
 // runner is the loop of one session.
@@ -49,7 +50,7 @@ func New(cfg Config) (*Engine, error) {
 	bg, bgCancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg: cfg, sessions: cfg.Sessions, ctx: ctx, cancel: cancel, bg: bg, bgCancel: bgCancel,
-		runners: map[string]*runner{}, status: map[string]Status{},
+		runners: map[string]*runner{}, status: map[string]Status{}, titled: map[string]bool{},
 	}, nil
 }
 

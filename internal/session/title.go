@@ -40,6 +40,16 @@ func (e *Engine) ensureTitle(sess Info, msgs []message.Message) {
 	if typed != 1 {
 		return
 	}
+	// A later loop of the session may start while the title is still
+	// being written (a compaction, a command), or just after, with the
+	// session read before the title was saved: it must not ask again.
+	e.mu.Lock()
+	if e.titled[sess.ID] {
+		e.mu.Unlock()
+		return
+	}
+	e.titled[sess.ID] = true
+	e.mu.Unlock()
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -47,6 +57,9 @@ func (e *Engine) ensureTitle(sess Info, msgs []message.Message) {
 		defer cancel()
 		if err := e.generateTitle(ctx, sess.ID, first); err != nil {
 			e.cfg.Log.Warn("generating a title", "session", sess.ID, "err", err)
+			e.mu.Lock()
+			delete(e.titled, sess.ID) // a later loop may try again
+			e.mu.Unlock()
 		}
 	}()
 }
