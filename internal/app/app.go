@@ -177,15 +177,8 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: tool.NewQuestions(a.Bus),
 		Instructions: nested.Instructions,
-		AnalyzeBash: func(cmd string) tool.BashAnalysis {
-			an := permission.AnalyzeBash(cmd)
-			out := tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Unanalysable: an.Unanalysable, Reason: an.Reason}
-			for _, p := range an.Paths {
-				out.Paths = append(out.Paths, p.Path)
-			}
-			return out
-		},
-		Shell: cfg.Shell, Getenv: opts.Getenv,
+		AnalyzeBash:  func(cmd string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell) },
+		Shell:        cfg.Shell, Getenv: opts.Getenv,
 	})
 	depth := 0
 	if cfg.SubagentDepth != nil {
@@ -198,6 +191,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 
 	a.Models = provider.New(provider.Options{Config: cfg, Dirs: opts.Dirs, Getenv: opts.Getenv,
 		UserAgent: "codeloop/" + opts.Version, Log: opts.Log})
+	a.refreshCatalog()
 	md := models{a.Models}
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
 	a.Engine, err = session.New(session.Config{
@@ -241,6 +235,36 @@ func (a *App) Close() error {
 	}
 	a.closers = nil
 	return errors.Join(errs...)
+}
+
+// refreshCatalog fetches a stale cached model catalog in the background
+// (the registry skips it when CODELOOP_DISABLE_MODELS_FETCH is set or the
+// cache is fresh); Close cancels the fetch and waits for it to end. The new
+// copy serves the next start.
+func (a *App) refreshCatalog() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := a.Models.RefreshCatalog(ctx)
+	a.closers = append(a.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
+
+// analyzeShell is the permission analysis of a bash tool command run by
+// the configured shell (bash when none is): the commands it runs and the
+// file paths known from its text. Paths only known at run time ("$f",
+// "/etc/$x") are left out of the external-directory check, since where
+// they lead cannot be told from the text.
+func analyzeShell(cmd, shell string) tool.BashAnalysis {
+	var an permission.Analysis
+	if shell != "" {
+		an = permission.AnalyzeShell(cmd, shell)
+	} else {
+		an = permission.AnalyzeBash(cmd)
+	}
+	return tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Paths: an.StaticPaths(),
+		Unanalysable: an.Unanalysable, Reason: an.Reason}
 }
 
 func compactionAuto(cfg *config.Config, getenv func(string) string) *bool {
