@@ -10,8 +10,9 @@ import (
 type Expander struct {
 	Agents   *Registry
 	Commands *CommandSet
-	// Resolver finds the files and agents the expanded text mentions; its
-	// Worktree is also the project directory of Claude Code templates.
+	// Resolver finds the files, agents and MCP resources the expanded text
+	// mentions; its Worktree is also the project directory of Claude Code
+	// templates.
 	Resolver Resolver
 	// Shell runs the template's `!` commands; nil refuses templates that
 	// have any.
@@ -72,7 +73,7 @@ func (x *Expander) Expand(ctx context.Context, in ExpandInput) (*Expansion, erro
 	out.Agent, out.Model, out.Text = agent.Name, model, text
 	r := x.Resolver
 	r.Agents = x.Agents
-	out.Files, out.Agents = r.Resolve(text)
+	out.Files, out.Agents, out.Resources = r.Resolve(text)
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -235,21 +236,31 @@ type AgentRef struct {
 	Mention
 }
 
+// ResourceRef is an @<server>:<uri> mention of an MCP server's resource.
+type ResourceRef struct {
+	Mention
+	Server, URI string
+}
+
 // MimeDirectory is the media type of a directory reference.
 const MimeDirectory = "application/x-directory"
 
-// Resolver turns the @ mentions of a text into file and agent references.
+// Resolver turns the @ mentions of a text into file, resource and agent
+// references.
 type Resolver struct {
 	// Worktree is where relative paths start; Home replaces a leading "~/".
 	Worktree, Home string
 	// Agents, when set, lets mentions that are not files name agents.
 	Agents *Registry
+	// Servers are the MCP servers whose resources may be mentioned as
+	// @<server>:<uri>.
+	Servers []string
 }
 
-// Resolve returns the files and agents the text mentions, each once, in
-// order of first mention. A mention that is neither an existing path nor an
-// agent is ignored.
-func (r *Resolver) Resolve(text string) (files []FileRef, agents []AgentRef) {
+// Resolve returns the files, agents and MCP resources the text mentions,
+// each once, in order of first mention. A mention is an existing path, else
+// a resource of one of Servers, else an agent; anything else is ignored.
+func (r *Resolver) Resolve(text string) (files []FileRef, agents []AgentRef, resources []ResourceRef) {
 	seen := map[string]bool{}
 	for _, m := range Mentions(text) {
 		if seen[m.Name] {
@@ -259,6 +270,10 @@ func (r *Resolver) Resolve(text string) (files []FileRef, agents []AgentRef) {
 		p := r.path(m.Name)
 		fi, err := os.Stat(p)
 		if err != nil {
+			if server, uri, ok := r.resource(m.Name); ok {
+				resources = append(resources, ResourceRef{Mention: m, Server: server, URI: uri})
+				continue
+			}
 			if r.Agents != nil {
 				if a, ok := r.Agents.Get(m.Name); ok {
 					agents = append(agents, AgentRef{Mention{Name: a.Name, Start: m.Start, End: m.End}})
@@ -272,7 +287,17 @@ func (r *Resolver) Resolve(text string) (files []FileRef, agents []AgentRef) {
 		}
 		files = append(files, ref)
 	}
-	return files, agents
+	return files, agents, resources
+}
+
+// resource splits a mention of the form <server>:<uri> naming one of the
+// resolver's servers.
+func (r *Resolver) resource(name string) (server, uri string, ok bool) {
+	server, uri, found := strings.Cut(name, ":")
+	if !found || uri == "" || !slices.Contains(r.Servers, server) {
+		return "", "", false
+	}
+	return server, uri, true
 }
 
 // path turns a mentioned name into an absolute path.
@@ -295,19 +320,21 @@ func MentionInstruction(agent string) string {
 
 // Expansion is a command turned into the content of a user message. When
 // Subtask is set the message holds only the subtask; otherwise it holds
-// Text with a file part per Files and an agent part per Agents.
+// Text with a file part per Files and Resources and an agent part per
+// Agents.
 type Expansion struct {
 	Command string
 	// Agent and Model are for the user message: the command's agent and
 	// model, or (for a subtask, and where the command sets none) empty for
 	// the caller's.
-	Agent   string
-	Model   string
-	Variant string
-	Text    string
-	Files   []FileRef
-	Agents  []AgentRef
-	Subtask *SubtaskSpec
+	Agent     string
+	Model     string
+	Variant   string
+	Text      string
+	Files     []FileRef
+	Agents    []AgentRef
+	Resources []ResourceRef
+	Subtask   *SubtaskSpec
 	// Allow are rules pre-approving tools for the turn (Claude Code's
 	// allowed-tools).
 	Allow permission.Ruleset

@@ -348,3 +348,61 @@ func TestExpansionParts(t *testing.T) {
 		t.Errorf("subtask parts = %+v", parts)
 	}
 }
+
+// TestResolveResources resolves @<server>:<uri> mentions of the resolver's
+// MCP servers; files keep precedence, and other prefixes are not resources.
+func TestResolveResources(t *testing.T) {
+	x, proj, _ := expander(t, map[string]config.Command{
+		"sum": {Template: "Summarise @docs:file:///readme.md, @tools:test://readme and @main.go; not @other:x://y, @docs: or @reviewer:x"},
+	})
+	if err := os.WriteFile(filepath.Join(proj, "docs:local.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "Read @docs:local.txt, @docs:file:///readme.md, @tools:test://readme, again @tools:test://readme, and @other:x://y."
+	r := Resolver{Worktree: proj, Servers: []string{"docs", "tools"}}
+	files, agents, resources := r.Resolve(text)
+	var got []string
+	for _, res := range resources {
+		got = append(got, res.Server+" "+res.URI)
+		if text[res.Start:res.End] != "@"+res.Name {
+			t.Errorf("resource %+v: offsets give %q", res, text[res.Start:res.End])
+		}
+	}
+	if want := []string{"docs file:///readme.md", "tools test://readme"}; !slices.Equal(got, want) {
+		t.Errorf("resources = %q, want %q", got, want)
+	}
+	if len(files) != 1 || files[0].Name != "docs:local.txt" || len(agents) != 0 {
+		t.Errorf("files = %+v, agents = %+v", files, agents)
+	}
+	if _, _, none := (&Resolver{Worktree: proj}).Resolve(text); len(none) != 0 {
+		t.Errorf("resources without servers: %+v", none)
+	}
+
+	x.Resolver.Servers = []string{"docs", "tools"}
+	e, err := x.Expand(context.Background(), ExpandInput{Command: "sum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, p := range e.Parts()[1:] {
+		f, ok := p.(*message.FilePart)
+		if !ok {
+			t.Fatalf("part %+v is not a file part", p)
+		}
+		server, uri, isRes := f.Resource()
+		if !isRes {
+			continue
+		}
+		if f.Mime != "text/plain" || f.URL != uri || f.Filename != uri {
+			t.Errorf("resource part = %+v", f)
+		}
+		sources = append(sources, server+" "+uri+" "+string(f.Source))
+	}
+	want := []string{
+		`docs file:///readme.md {"clientName":"docs","text":{"end":33,"start":10,"value":"@docs:file:///readme.md"},"type":"resource","uri":"file:///readme.md"}`,
+		`tools test://readme {"clientName":"tools","text":{"end":55,"start":35,"value":"@tools:test://readme"},"type":"resource","uri":"test://readme"}`,
+	}
+	if !slices.Equal(sources, want) {
+		t.Errorf("resource parts:\n%s\nwant:\n%s", strings.Join(sources, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -206,6 +206,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 			Mention: agent.MentionInstruction,
 		},
 		Read:      findTool(builtin, "read"),
+		Resources: mcpResources{mcp: a.MCP, wait: mcpWait},
 		ProjectID: a.ProjectID, Directory: dir, Worktree: a.Worktree,
 		Compaction: session.Compaction{
 			Auto: compactionAuto(cfg, opts.Getenv), Prune: cfg.Compaction.Prune, TailTurns: cfg.Compaction.TailTurns,
@@ -296,23 +297,24 @@ func projectID(ctx context.Context, worktree string, git bool) string {
 }
 
 // Mentions returns the parts for the @ mentions of a prompt's text: a file
-// part (file: URL) for each file or directory, relative to dir, and, when
+// part (file: URL) for each file or directory, relative to dir, a resource
+// part for each @<server>:<uri> of an enabled MCP server, and, when
 // withAgents is set, an agent part for each sub-agent mentioned where no
-// such file exists. The session engine reads the files when the message is
-// stored.
+// such file exists. The session engine reads the files and resources when
+// the message is stored.
 func (a *App) Mentions(text, dir string, withAgents bool) []message.Part {
-	r := agent.Resolver{Worktree: dir, Home: a.Dirs.Home}
+	r := a.resolver(dir)
 	if withAgents {
 		r.Agents = a.Agents
 	}
-	files, mentioned := r.Resolve(text)
+	files, mentioned, resources := r.Resolve(text)
 	var agents []agent.AgentRef
 	for _, m := range mentioned {
 		if ag, ok := a.Agents.Get(m.Name); ok && ag.Subagent() && !ag.Hidden {
 			agents = append(agents, m)
 		}
 	}
-	return agent.RefParts(files, agents)
+	return agent.RefParts(files, agents, resources)
 }
 
 // findTool returns the tool called id, or nil.

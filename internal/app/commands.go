@@ -56,7 +56,7 @@ func (a *App) ExpandCommand(ctx context.Context, name, args, caller string) (*ag
 	}
 	x := &agent.Expander{
 		Agents: a.Agents, Commands: cmds,
-		Resolver: agent.Resolver{Worktree: a.Worktree, Home: a.Dirs.Home},
+		Resolver: a.resolver(a.Worktree),
 		Shell:    agent.Shell(a.Config.Config.Shell, a.Dir, nil),
 	}
 	return x.Expand(ctx, agent.ExpandInput{Command: name, Arguments: args, Agent: caller})

@@ -120,3 +120,38 @@ finish stop
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestRunMCPResourceMention attaches an MCP server's resource mentioned as
+// @<server>:<uri>: its contents reach the model in the first request, and
+// the stored message keeps the reference with where it was mentioned.
+func TestRunMCPResourceMention(t *testing.T) {
+	srv := mcptest.Start(t)
+	p := newProject(t, "step\ntext It says read me.\nfinish stop\n", nil)
+	p.writeConfig(fmt.Sprintf(`{"mcp": {"tools": {"type": "remote", "url": %q, "oauth": false}}}`, srv.URL))
+	stdout, stderr, code := p.run("run", "summarise @tools:test://readme and @tools:test://missing")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	reqs := p.model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1\n%s", len(reqs), stderr)
+	}
+	body := string(reqs[0].Body)
+	for _, want := range []string{
+		"summarise @tools:test://readme",
+		"Attached the MCP resource test://readme of the server tools",
+		"# Read me",
+		"Failed to read the MCP resource test://missing",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the request lacks %q:\n%s", want, body)
+		}
+	}
+	if !strings.Contains(stdout, "It says read me.") {
+		t.Errorf("output: %s", stdout)
+	}
+	exp, _, _ := p.run("export")
+	if !strings.Contains(strings.ReplaceAll(exp, " ", ""), `"clientName":"tools"`) {
+		t.Errorf("the export lacks the resource part's source:\n%s", exp)
+	}
+}

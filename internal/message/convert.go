@@ -33,8 +33,9 @@ type ConvertOptions struct {
 // ToModel converts a history (as FilterCompacted returns it) into the
 // messages sent to a model:
 //
-//   - user text that is not ignored, and attached files other than text and
-//     directories (those were expanded into text when the message was made);
+//   - user text that is not ignored, and attached files other than text,
+//     directories and MCP resource references (those were expanded into
+//     other parts when the message was made);
 //   - a compaction part becomes CompactionPrompt and a subtask part
 //     SubtaskPrompt;
 //   - assistant messages that failed are left out, except aborted ones that
@@ -68,7 +69,7 @@ func userMessage(m *Message) (llm.Message, bool) {
 				parts = append(parts, llm.Part{Type: llm.PartText, Text: p.Text})
 			}
 		case *FilePart:
-			if p.Mime == "text/plain" || p.Mime == "application/x-directory" {
+			if p.Mime == "text/plain" || p.Mime == "application/x-directory" || resourceReference(p) {
 				continue
 			}
 			parts = append(parts, filePart(p))

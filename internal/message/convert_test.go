@@ -69,6 +69,13 @@ func TestToModel(t *testing.T) {
 			want: "user: text(hi) file(image/png,8 bytes,)\n",
 		},
 		{
+			name: "MCP resource references are not sent, their contents are",
+			msgs: []Message{user("m1", text("see"),
+				&FilePart{Mime: "image/png", URL: "test://logo", Source: ResourceSource("docs", "test://logo", "@docs:test://logo", 4, 21)},
+				&FilePart{Mime: "image/png", URL: png.URL, Source: ResourceSource("docs", "test://logo", "@docs:test://logo", 4, 21)})},
+			want: "user: text(see) file(image/png,8 bytes,)\n",
+		},
+		{
 			name: "compaction and subtask parts",
 			msgs: []Message{user("m1", &CompactionPart{Auto: true}), user("m2", &SubtaskPart{Prompt: "p", Agent: "explore"})},
 			want: "user: text(What did we do so far?)\nuser: text(The following tool was executed by the user)\n",

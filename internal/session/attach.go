@@ -27,7 +27,8 @@ const (
 // tool, and the call and its output go before the file part as synthetic
 // text; a directory is listed the same way; an image or PDF the read tool
 // returns, and any other local file, becomes a data: URL; a data: text file
-// is decoded into synthetic text; an agent part is followed by the
+// is decoded into synthetic text; an MCP resource is read (see
+// attachResource); an agent part is followed by the
 // instruction to hand the request to that sub-agent. Other parts are kept
 // as they are.
 func (e *Engine) attach(ctx context.Context, sess Info, user message.Info, parts []message.Part) []message.Part {
@@ -35,6 +36,10 @@ func (e *Engine) attach(ctx context.Context, sess Info, user message.Info, parts
 	for _, p := range parts {
 		switch p := p.(type) {
 		case *message.FilePart:
+			if server, uri, ok := p.Resource(); ok {
+				out = append(out, e.attachResource(ctx, p, server, uri)...)
+				continue
+			}
 			out = append(out, e.attachFile(ctx, sess, user, p)...)
 		case *message.AgentPart:
 			out = append(out, p, &message.TextPart{Text: e.cfg.Texts.Mention(p.Name), Synthetic: true})

@@ -112,6 +112,13 @@ type Snapshots interface {
 	Changed(ctx context.Context, snapshot string) ([]string, error)
 }
 
+// Resources reads MCP resources for the user messages that attach them.
+type Resources interface {
+	// ReadResource reads uri from the MCP server: its text contents,
+	// joined, and its binary contents as data: URL attachments.
+	ReadResource(ctx context.Context, server, uri string) (text string, blobs []tool.Attachment, err error)
+}
+
 // Texts the loop sends to models. Their defaults are in DefaultTexts.
 type Texts struct {
 	// MaxSteps is the assistant-role note added to the last step an agent
@@ -171,8 +178,11 @@ type Config struct {
 	// Read is the read tool, run on the text files and directories a user
 	// message attaches (file: URLs) so the model sees their content; nil
 	// stores such file parts as they are.
-	Read  tool.Tool
-	Texts Texts // zero fields take DefaultTexts
+	Read tool.Tool
+	// Resources reads the MCP resources a user message attaches
+	// (@<server>:<uri>); nil leaves a note that they cannot be read.
+	Resources Resources
+	Texts     Texts // zero fields take DefaultTexts
 
 	ProjectID string
 	Directory string
