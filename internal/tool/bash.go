@@ -151,6 +151,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 			Always:       a.Always,
 			Metadata:     meta,
 			Unanalysable: a.Unanalysable,
+			Reason:       a.Reason,
 		}); err != nil {
 			return nil, err
 		}
