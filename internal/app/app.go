@@ -95,9 +95,10 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	}
 	cfg := loaded.Config
 	a = &App{Dir: dir, Worktree: loaded.Worktree, Config: loaded, Bus: bus.New(0), Dirs: opts.Dirs}
+	opened := a // the returns below set a to nil
 	defer func() {
 		if err != nil {
-			_ = a.Close()
+			_ = opened.Close()
 		}
 	}()
 	if err := opts.Dirs.Ensure(); err != nil {
