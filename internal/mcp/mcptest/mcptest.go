@@ -1,6 +1,7 @@
-// Package mcptest serves a small MCP server over streamable HTTP for the
-// tests of packages that use MCP tools through internal/mcp: the session
-// loop's scenarios, the app wiring. It records every call it answers.
+// Package mcptest serves a small MCP server over streamable HTTP (or, from
+// a test binary, over stdio) for the tests of packages that use MCP tools
+// through internal/mcp: the session loop's scenarios, the app wiring, the
+// binary's end-to-end tests. It records every call it answers.
 //
 // Only tests import it.
 package mcptest
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"testing"
 
@@ -44,6 +46,41 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{}
+	srv := s.server()
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	s.URL = ts.URL + "/mcp"
+	return s
+}
+
+// EnvStdio is the environment variable that tells a test binary to serve
+// the test server over stdio (ServeStdio) instead of running its tests.
+const EnvStdio = "CODELOOP_MCPTEST_STDIO"
+
+// ServeStdio serves the test server over standard input and output until
+// the client goes away, for tests that configure it as a local server: the
+// test binary, started with EnvStdio set, calls it before its tests run.
+// Over stdio the server has one more tool, crash, which ends the process
+// (exit status 3) in the middle of the call.
+func ServeStdio(ctx context.Context) error {
+	return serve(ctx, &sdk.StdioTransport{}, func() { os.Exit(3) })
+}
+
+// serve serves the test server over transport, with the crash tool
+// calling crash.
+func serve(ctx context.Context, transport sdk.Transport, crash func()) error {
+	s := &Server{}
+	srv := s.server()
+	s.tool(srv, "crash", "Ends the server in the middle of the call", `{"type":"object","properties":{}}`,
+		func(map[string]any) (string, bool) {
+			crash()
+			return "still running", true
+		})
+	return srv.Run(ctx, transport)
+}
+
+// server builds the MCP server that answers for s.
+func (s *Server) server() *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1.0.0"}, &sdk.ServerOptions{Instructions: Instructions})
 	s.tool(srv, "echo", "Repeat the text", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
 		func(args map[string]any) (string, bool) { return fmt.Sprint(args["text"]), false })
@@ -65,10 +102,7 @@ func Start(t testing.TB) *Server {
 		func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: "# Read me"}}}, nil
 		})
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-	t.Cleanup(ts.Close)
-	s.URL = ts.URL + "/mcp"
-	return s
+	return srv
 }
 
 func (s *Server) tool(srv *sdk.Server, name, desc, schema string, answer func(map[string]any) (string, bool)) {
