@@ -255,9 +255,9 @@ func (a *App) refreshCatalog() {
 
 // analyzeShell is the permission analysis of a bash tool command run by
 // the configured shell (bash when none is): the commands it runs and the
-// file paths known from its text. Paths only known at run time ("$f",
-// "/etc/$x") are left out of the external-directory check, since where
-// they lead cannot be told from the text.
+// file paths known from its text. A path only known at run time is checked
+// by the directory its literal part names ("/etc/$x" by "/etc/"); one that
+// names none ("$f") is left out.
 func analyzeShell(cmd, shell string) tool.BashAnalysis {
 	var an permission.Analysis
 	if shell != "" {

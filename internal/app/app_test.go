@@ -27,7 +27,7 @@ func TestAnalyzeShell(t *testing.T) {
 		{name: "static paths", cmd: "cat /etc/hostname > out.txt", paths: []string{"out.txt", "/etc/hostname"},
 			patterns: []string{"cat /etc/hostname > out.txt"}},
 		{name: "loop variable", cmd: "for f in *.go; do cat $f; done", patterns: []string{"cat $f"}},
-		{name: "variable in a path", cmd: `x=etc; cat "/$x/hostname" ~/notes > "$out"`, paths: []string{"~/notes"},
+		{name: "variable in a path", cmd: `x=etc; cat "/$x/hostname" ~/notes > "$out"`, paths: []string{"/", "~/notes"},
 			patterns: []string{`cat "/$x/hostname" ~/notes > "$out"`}},
 		{name: "bash parses bash", cmd: "print -r -- ${(U)x}", unanalysable: true},
 		{name: "zsh parses zsh", cmd: "print -r -- ${(U)x}", shell: "/usr/bin/zsh", patterns: []string{"print -r -- ${(U)x}"}},

@@ -80,6 +80,17 @@ func TestExternalDirs(t *testing.T) {
 	if got := ExternalDirs(a.StaticPaths(), dir, wt); !slices.Equal(got, []string{outside + "/*"}) {
 		t.Errorf("bash paths: %q from %+v", got, a.Paths)
 	}
+	// A path known only at run time is checked by the directory its
+	// literal part names.
+	for _, cmd := range []string{"cat ../../outside/$x", `cat "../../outside/"$x`, "cat ../../outside/*.txt", "rm ../../outside/a$b/c"} {
+		a := AnalyzeBash(cmd)
+		if got := ExternalDirs(a.StaticPaths(), dir, wt); !slices.Equal(got, []string{outside + "/*"}) {
+			t.Errorf("%s: %q from %+v", cmd, got, a.Paths)
+		}
+	}
+	if got := ExternalDirs(AnalyzeBash("cat $f ./$g").StaticPaths(), dir, wt); len(got) != 0 {
+		t.Errorf("paths that name no directory outside asked for %q", got)
+	}
 }
 
 func must(t *testing.T, err error) {
