@@ -157,9 +157,10 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		GlobalFiles: prompt.DefaultGlobalFiles(opts.Dirs, opts.Getenv), Instructions: cfg.Instructions,
 		NoClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_PROMPT"), Log: opts.Log,
 	})
+	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
 	if !opts.NoMCP && len(cfg.MCP) > 0 {
 		mopts := mcp.Options{Dir: dir, Bus: a.Bus, Logger: opts.Log,
-			Auth: mcp.NewAuthStore(opts.Dirs.MCPAuth()), ClientVersion: opts.Version}
+			Auth: mcp.NewAuthStore(opts.Dirs.MCPAuth()), ClientVersion: opts.Version, Truncate: truncator}
 		if ms := cfg.Experimental.MCPTimeout; ms != nil && *ms > 0 {
 			mopts.CallTimeout = time.Duration(*ms) * time.Millisecond
 		}
@@ -173,7 +174,6 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.mcpWait = mcpWait
 
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
-	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
 	nested := prompt.NewNested(builder)
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: tool.NewQuestions(a.Bus),

@@ -146,6 +146,10 @@ finish stop
 	if tools := parseChat(t, reqs[0].Body).tools(); !slices.Contains(tools, "list_mcp_resources") || !slices.Contains(tools, "read_mcp_resource") {
 		t.Errorf("the first request offers %v", tools)
 	}
+	// The server's instructions are in the system prompt.
+	if !strings.Contains(string(reqs[0].Body), mcptest.Instructions) {
+		t.Errorf("the first request lacks the server's instructions: %s", reqs[0].Body)
+	}
 	if got, _ := parseChat(t, reqs[1].Body).result("call_1"); !strings.Contains(got, `"uri": "test://readme"`) || !strings.Contains(got, `"server": "tools"`) {
 		t.Errorf("the listing that reached the model: %q", got)
 	}
@@ -237,5 +241,73 @@ finish stop
 	}
 	if !strings.Contains(stdout, "The local server went away.") {
 		t.Errorf("output: %s", stdout)
+	}
+}
+
+// TestRunMCPOutputTruncated cuts a long MCP tool result to the configured
+// tool output limit before it reaches the model.
+func TestRunMCPOutputTruncated(t *testing.T) {
+	long := strings.Repeat("0123456789", 30)
+	script := fmt.Sprintf(`
+step
+call call_1 tools_echo {"text":%q}
+finish tool-calls
+step
+text The answer was long.
+finish stop
+`, long)
+	srv := mcptest.Start(t)
+	p := newProject(t, script, nil)
+	p.writeConfig(fmt.Sprintf(`{"tool_output": {"max_bytes": 100},
+		"mcp": {"tools": {"type": "remote", "url": %q, "oauth": false}}}`, srv.URL))
+	stdout, stderr, code := p.run("run", "echo something long")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	reqs := p.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2\n%s\n%s", len(reqs), stdout, stderr)
+	}
+	got, _ := parseChat(t, reqs[1].Body).result("call_1")
+	if strings.Contains(got, long) || !strings.Contains(got, "bytes truncated") || !strings.Contains(got, long[:50]) {
+		t.Errorf("the result that reached the model: %q", got)
+	}
+}
+
+// TestRunMCPLateServer has a local server connect after the first step
+// stopped waiting for it: its tools are offered from the next step on.
+func TestRunMCPLateServer(t *testing.T) {
+	script := `
+step
+sleep 4s
+call call_1 tools_echo {"text":"waiting"}
+finish tool-calls
+step
+text Both servers are there now.
+finish stop
+`
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, _ := json.Marshal(map[string]any{"type": "local", "command": []string{"sh", "-c", `sleep 1; exec "$0"`, exe},
+		"environment": map[string]string{mcptest.EnvStdio: "1"}})
+	srv := mcptest.Start(t)
+	p := newProject(t, script, nil)
+	p.writeConfig(fmt.Sprintf(`{"experimental": {"mcp_startup_wait": 300},
+		"mcp": {"late": %s, "tools": {"type": "remote", "url": %q, "oauth": false}}}`, late, srv.URL))
+	stdout, stderr, code := p.run("run", "use the tools")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	reqs := p.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2\n%s\n%s", len(reqs), stdout, stderr)
+	}
+	if tools := parseChat(t, reqs[0].Body).tools(); slices.Contains(tools, "late_echo") || !slices.Contains(tools, "tools_echo") {
+		t.Errorf("the first request offers %v: want the remote server's tools only", tools)
+	}
+	if tools := parseChat(t, reqs[1].Body).tools(); !slices.Contains(tools, "late_echo") || !slices.Contains(tools, "tools_echo") {
+		t.Errorf("the second request offers %v: want both servers' tools", tools)
 	}
 }

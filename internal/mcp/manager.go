@@ -16,6 +16,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // Defaults of the Options.
@@ -88,6 +89,9 @@ type Options struct {
 	CallbackPort int
 	// ClientName and ClientVersion identify codeloop to servers.
 	ClientName, ClientVersion string
+	// Truncate cuts the text the tools return to the tool output limits,
+	// as for every tool; nil leaves it whole.
+	Truncate *tool.Truncator
 }
 
 // Manager connects the configured MCP servers and gives access to what they

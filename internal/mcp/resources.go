@@ -143,7 +143,9 @@ func (t *listResourcesTool) Run(ctx context.Context, call *tool.Call) (*tool.Res
 	if err != nil {
 		out += "\n\nSome servers could not be listed: " + err.Error()
 	}
-	return &tool.Result{Title: fmt.Sprintf("%d resources", len(rs)), Output: out}, nil
+	res := &tool.Result{Title: fmt.Sprintf("%d resources", len(rs)), Output: out}
+	t.m.truncate(res, call)
+	return res, nil
 }
 
 // readResourceTool lets the model read one resource.
@@ -184,7 +186,9 @@ func (t *readResourceTool) Run(ctx context.Context, call *tool.Call) (*tool.Resu
 	if err != nil {
 		return nil, err
 	}
-	return &tool.Result{Title: in.URI, Output: rc.Text, Attachments: rc.Attachments}, nil
+	res := &tool.Result{Title: in.URI, Output: rc.Text, Attachments: rc.Attachments}
+	t.m.truncate(res, call)
+	return res, nil
 }
 
 func decodeInput(in json.RawMessage, v any) error {

@@ -136,7 +136,15 @@ func (t *mcpTool) Run(ctx context.Context, call *tool.Call) (*tool.Result, error
 		return nil, err
 	}
 	res.Metadata = map[string]any{"server": t.server, "tool": t.name}
+	t.m.truncate(res, call)
 	return res, nil
+}
+
+// truncate cuts a tool's text result to the tool output limits.
+func (m *Manager) truncate(res *tool.Result, call *tool.Call) {
+	if m.opts.Truncate != nil {
+		m.opts.Truncate.Apply(res, call.CanDelegate, false)
+	}
 }
 
 // Tools returns the tools of every connected server, sorted by name so the

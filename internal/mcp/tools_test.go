@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 func TestToolName(t *testing.T) {
@@ -121,5 +123,34 @@ func TestAuthStore(t *testing.T) {
 	}
 	if ok, _ := s.Delete("x"); ok {
 		t.Error("deleted twice")
+	}
+}
+
+// TestResultsTruncated cuts long text results of server tools and of
+// read_mcp_resource like every tool's, keeping the full text in a file.
+func TestResultsTruncated(t *testing.T) {
+	dir := t.TempDir()
+	m := start(t, map[string]config.MCP{"srv": {Type: "remote", URL: httpServer(t) + "/mcp"}},
+		Options{Truncate: &tool.Truncator{Dir: dir, Limits: tool.Limits{MaxBytes: 8}}})
+	long := "a text much longer than eight bytes"
+	for _, c := range []struct{ tool, input, full string }{
+		{"srv_echo", `{"text":"` + long + `"}`, long},
+		{"read_mcp_resource", `{"server":"srv","uri":"test://readme"}`, "# Read me"},
+	} {
+		res, err := run(t, findTool(t, m, c.tool), c.input, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		path, _ := res.Metadata["outputPath"].(string)
+		if res.Metadata["truncated"] != true || path == "" || strings.Contains(res.Output, c.full) {
+			t.Fatalf("%s: output %q, metadata %v: want it truncated", c.tool, res.Output, res.Metadata)
+		}
+		if full, err := os.ReadFile(path); err != nil || string(full) != c.full {
+			t.Errorf("%s: saved output %q, %v", c.tool, full, err)
+		}
+	}
+	res, err := run(t, findTool(t, m, "srv_echo"), `{"text":"short"}`, nil)
+	if err != nil || res.Output != "short" || res.Metadata["truncated"] != false {
+		t.Errorf("short echo = %+v, %v", res, err)
 	}
 }
