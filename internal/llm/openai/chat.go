@@ -244,6 +244,7 @@ type chatCall struct {
 	id, name string
 	args     strings.Builder
 	started  bool
+	done     bool // its arguments parsed and the call was reported complete
 }
 
 // Block ids of the chat stream: it has at most one text and one reasoning
@@ -341,6 +342,9 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 		slices.Sort(idx)
 		for _, i := range idx {
 			c := calls[i]
+			if c.done {
+				continue
+			}
 			if !c.started && !startCall(c, i, yield) {
 				return
 			}
@@ -370,18 +374,43 @@ func toolDelta(calls map[int64]*chatCall, tc sdk.ChatCompletionChunkChoiceDeltaT
 	if c.name == "" && tc.Function.Name != "" {
 		c.name = tc.Function.Name
 	}
+	if c.done {
+		return true // anything after the arguments parsed is ignored
+	}
 	if !c.started && c.name != "" {
 		if !startCall(c, tc.Index, yield) {
+			return false
+		}
+		if !completeCall(c, c.args.String(), yield) {
 			return false
 		}
 	}
 	if a := tc.Function.Arguments; a != "" {
 		c.args.WriteString(a)
 		if c.started {
-			return yield(llm.Event{Type: llm.EventToolInputDelta, ID: c.id, Text: a})
+			if !yield(llm.Event{Type: llm.EventToolInputDelta, ID: c.id, Text: a}) {
+				return false
+			}
+			return completeCall(c, a, yield)
 		}
 	}
 	return true
+}
+
+// completeCall reports a started call complete once its arguments are a
+// whole JSON object, so that it can run while the rest of the response
+// streams in; last is the latest fragment. The stream's end completes the
+// calls whose arguments never parse.
+func completeCall(c *chatCall, last string, yield func(llm.Event) bool) bool {
+	if c.done || !strings.HasSuffix(strings.TrimRight(last, " \t\r\n"), "}") {
+		return true
+	}
+	args := c.args.String()
+	if !strings.HasPrefix(strings.TrimSpace(args), "{") || !json.Valid([]byte(args)) {
+		return true
+	}
+	c.done = true
+	return yield(llm.Event{Type: llm.EventToolCall, ID: c.id, ToolName: c.name, Input: args})
 }
 
 func startCall(c *chatCall, index int64, yield func(llm.Event) bool) bool {
