@@ -79,6 +79,11 @@ func newModelsCmd(e *env) *cobra.Command {
 					return nil
 				}
 				if only != "" {
+					if cat, err := src.Catalog(); err == nil {
+						if _, ok := cat.Provider(only); !ok {
+							return fmt.Errorf("unknown provider %q", only)
+						}
+					}
 					fmt.Fprintf(e.stderr, "Provider %s is not usable yet (see codeloop auth login %s); its catalog models:\n", only, only)
 				} else {
 					fmt.Fprintln(e.stderr, "No provider is usable yet: set an API key or run codeloop auth login. The catalog:")

@@ -65,6 +65,10 @@ func TestModelsOffline(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", "models", "--all", "nosuchprovider"); code == 0 || !strings.Contains(errOut, "unknown provider") {
 		t.Errorf("unknown provider: %d %q", code, errOut)
 	}
+	// Without --all, an unknown provider is not called "not usable yet".
+	if code, _, errOut := runCLI(t, "", "models", "nosuchprovider"); code == 0 || !strings.Contains(errOut, "unknown provider") || strings.Contains(errOut, "not usable") {
+		t.Errorf("unknown provider: %d %q", code, errOut)
+	}
 }
 
 func TestModelsRefresh(t *testing.T) {
