@@ -36,6 +36,8 @@ type writer struct {
 	timer   *time.Timer
 	timerWG sync.WaitGroup
 	closed  bool
+
+	infoStored bool // the message row exists; guarded by writeMu
 }
 
 func newWriter(ctx context.Context, s *Sessions, b *bus.Bus, interval time.Duration, info *message.Info, log func(string, ...any)) *writer {
@@ -106,6 +108,10 @@ type encoded struct {
 // flush stores every dirty part and the info when due. With publish, it
 // also publishes copies of them on the bus (structural changes); otherwise
 // only tool parts are published, since text went out as deltas already.
+//
+// The info is stored after the parts, so that whoever sees the message
+// complete (its message.updated event, or the row) finds its parts final;
+// only the message's first write comes first, since its parts refer to it.
 func (w *writer) flush(publish bool) {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
@@ -137,10 +143,9 @@ func (w *writer) flush(publish bool) {
 	}
 	w.mu.Unlock()
 
-	if info != nil {
-		if err := w.sessions.PutMessage(w.ctx, *info); err != nil {
-			w.log("saving a message", "message", info.ID, "err", err)
-		}
+	if info != nil && !w.infoStored {
+		w.putInfo(info)
+		info = nil
 	}
 	for _, e := range parts {
 		if err := w.sessions.putPartData(w.ctx, e.part.Base(), e.data); err != nil {
@@ -154,6 +159,18 @@ func (w *writer) flush(publish bool) {
 			}
 		}
 	}
+	if info != nil {
+		w.putInfo(info)
+	}
+}
+
+// putInfo stores and publishes the message info; the caller holds writeMu.
+func (w *writer) putInfo(info *message.Info) {
+	if err := w.sessions.PutMessage(w.ctx, *info); err != nil {
+		w.log("saving a message", "message", info.ID, "err", err)
+		return
+	}
+	w.infoStored = true
 }
 
 // emitDelta publishes a text delta at once; it never blocks.
