@@ -17,6 +17,7 @@ import (
 	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
@@ -169,7 +170,9 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 		defer e.endTurn(context.WithoutCancel(ctx), a, sess.ID, added)
 	}
 
-	out := newRunOutput(e.stdout, e.stderr, o.format == "json", sess.ID)
+	// Message ids ascend: every message this run writes sorts after since.
+	since := id.Ascending(id.Message)
+	out := newRunOutput(e.stdout, e.stderr, o.format == "json", sess.ID, since)
 	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
 	defer sub.Close()
 

@@ -29,6 +29,10 @@ type runOutput struct {
 	json           bool
 	color          bool
 	sessionID      string
+	// since is a message id minted before the run wrote anything: parts of
+	// older messages (a repair of an interrupted earlier run) are not this
+	// run's output.
+	since string
 
 	kinds   map[string]string // part id → part type
 	asked   map[string]permission.Request
@@ -38,9 +42,9 @@ type runOutput struct {
 	failed  bool            // an error was reported
 }
 
-func newRunOutput(stdout, stderr io.Writer, asJSON bool, sessionID string) *runOutput {
+func newRunOutput(stdout, stderr io.Writer, asJSON bool, sessionID, since string) *runOutput {
 	return &runOutput{
-		stdout: stdout, stderr: stderr, json: asJSON, color: isTerminal(stderr), sessionID: sessionID,
+		stdout: stdout, stderr: stderr, json: asJSON, color: isTerminal(stderr), sessionID: sessionID, since: since,
 		kinds: map[string]string{}, printed: map[string]int{}, done: map[string]bool{},
 		asked: map[string]permission.Request{},
 	}
@@ -76,6 +80,9 @@ func (o *runOutput) write(s string) {
 func (o *runOutput) event(ev bus.Event) {
 	switch p := ev.Properties.(type) {
 	case session.DeltaEvent:
+		if p.MessageID < o.since {
+			return
+		}
 		if !o.json && o.kinds[p.PartID] == message.TypeText && p.Field == "text" {
 			o.write(p.Delta)
 			o.printed[p.PartID] += len(p.Delta)
@@ -100,6 +107,9 @@ func (o *runOutput) event(ev bus.Event) {
 }
 
 func (o *runOutput) part(p message.Part) {
+	if p.Base().MessageID < o.since {
+		return
+	}
 	id := p.Base().ID
 	o.kinds[id] = p.Type()
 	if o.done[id] {
