@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
 )
@@ -61,9 +62,9 @@ func newImportCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var exp session.Export
-			if err := json.Unmarshal(data, &exp); err != nil {
-				return fmt.Errorf("%s is not a session export: %w", args[0], err)
+			exp, err := readExport(args[0], data)
+			if err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			a, err := e.openApp(ctx)
@@ -79,4 +80,34 @@ func newImportCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// readExport decodes a session export, the JSON that codeloop export and
+// opencode export print, and says what was expected when data is not one.
+func readExport(name string, data []byte) (session.Export, error) {
+	var exp session.Export
+	notExport := func(why string) (session.Export, error) {
+		return exp, fmt.Errorf("%s is not a codeloop or OpenCode session export (%s); expected the JSON that "+
+			"\"codeloop export\" or \"opencode export\" prints: "+
+			`{"info": {"id": "ses_…", …}, "messages": [{"info": {…}, "parts": […]}, …]}`, name, why)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		if !json.Valid(data) {
+			return notExport("it is not JSON")
+		}
+		return notExport("it is not a JSON object")
+	}
+	for _, key := range []string{"info", "messages"} {
+		if _, ok := top[key]; !ok {
+			return notExport(fmt.Sprintf("it has no %q field", key))
+		}
+	}
+	if err := json.Unmarshal(data, &exp); err != nil {
+		return notExport(err.Error())
+	}
+	if err := id.Check(id.Session, exp.Info.ID); err != nil {
+		return notExport(fmt.Sprintf("info.id %q is not a session id", exp.Info.ID))
+	}
+	return exp, nil
 }
