@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -164,6 +166,27 @@ func agentCreateCmd(e *env, draft drafterFor) *cobra.Command {
 			"configured, the model drafts the agent's name, description and prompt from it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Bad flags are refused before anything is loaded or drafted.
+			if strings.TrimSpace(description) == "" {
+				return &exitCodeError{code: exitUsage, err: errors.New("--description: say what the agent should do")}
+			}
+			if !agent.Mode(mode).Valid() {
+				return &exitCodeError{code: exitUsage, err: fmt.Errorf("--mode %q: want all, primary or subagent", mode)}
+			}
+			var toolList []string
+			if tools != "" {
+				toolList = []string{}
+				for _, t := range strings.Split(tools, ",") {
+					if t = strings.ToLower(strings.TrimSpace(t)); t == "" {
+						continue
+					}
+					if !slices.Contains(agent.CreatableTools, t) {
+						return &exitCodeError{code: exitUsage, err: fmt.Errorf("--tools: unknown tool %q; choose from %s",
+							t, strings.Join(agent.CreatableTools, ", "))}
+					}
+					toolList = append(toolList, t)
+				}
+			}
 			loaded, reg, _, err := loadAgents(cmd.Context(), e)
 			if err != nil {
 				return err
@@ -174,15 +197,7 @@ func agentCreateCmd(e *env, draft drafterFor) *cobra.Command {
 					dir = filepath.Join(e.dirs.Config, "agents")
 				}
 			}
-			o := agent.CreateOptions{Dir: dir, Name: name, Description: description, Mode: agent.Mode(mode), Model: model}
-			if tools != "" {
-				o.Tools = []string{}
-				for _, t := range strings.Split(tools, ",") {
-					if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
-						o.Tools = append(o.Tools, t)
-					}
-				}
-			}
+			o := agent.CreateOptions{Dir: dir, Name: name, Description: description, Mode: agent.Mode(mode), Model: model, Tools: toolList}
 			for _, a := range reg.List() {
 				o.Taken = append(o.Taken, a.Name)
 			}

@@ -88,7 +88,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stderr, "Error: %v\n", err)
 	if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "unknown flag") ||
-		strings.Contains(err.Error(), "accepts") || strings.Contains(err.Error(), "requires") {
+		strings.Contains(err.Error(), "accepts") || strings.Contains(err.Error(), "requires") ||
+		strings.HasPrefix(err.Error(), "required flag(s)") {
 		return exitUsage
 	}
 	return exitError
@@ -106,6 +107,11 @@ func newRootCmd(e *env) *cobra.Command {
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	// A flag that does not parse (a bad number, a bad boolean) is a usage
+	// error in every command.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitCodeError{code: exitUsage, err: err}
+	})
 	root.PersistentFlags().BoolVar(&e.printLogs, "print-logs", false, "print logs to standard error")
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "INFO", "log level: DEBUG, INFO, WARN or ERROR")
 	root.AddCommand(
@@ -133,7 +139,7 @@ func (e *env) setup() error {
 	e.dirs = dirs
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(e.logLevel)); err != nil {
-		return fmt.Errorf("--log-level %q: want DEBUG, INFO, WARN or ERROR", e.logLevel)
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--log-level %q: want DEBUG, INFO, WARN or ERROR", e.logLevel)}
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	if e.printLogs {
