@@ -1,0 +1,46 @@
+package anthropic
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/llmtest"
+)
+
+// BenchmarkStreamDeltas measures the adapter alone reading a 20,000-delta
+// answer from a local server: the SDK's SSE decoding plus the events it
+// yields. It reports the cost per delta.
+func BenchmarkStreamDeltas(b *testing.B) {
+	const deltas = 20_000
+	var sb strings.Builder
+	sb.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"c\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n")
+	sb.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
+	for i := range deltas {
+		fmt.Fprintf(&sb, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"w%d \"}}\n\n", i%1000)
+	}
+	sb.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
+	sb.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":20000}}\n\n")
+	sb.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	srv := llmtest.NewServer(b, llmtest.SSE([]byte(sb.String())))
+	p := New(Config{APIKey: "k", BaseURL: srv.URL, HTTPClient: llmtest.HTTPClient(b)})
+	b.SetBytes(int64(sb.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for ev := range p.Stream(context.Background(), simple()) {
+			if ev.Type == llm.EventTextDelta {
+				n++
+			}
+			if ev.Type == llm.EventError {
+				b.Fatal(ev.Err)
+			}
+		}
+		if n != deltas {
+			b.Fatalf("%d deltas", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
+}

@@ -1,0 +1,43 @@
+package openai
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/llmtest"
+)
+
+// BenchmarkChatStreamDeltas measures the adapter alone reading a
+// 20,000-delta answer from a local server: the SDK's SSE decoding plus the
+// events it yields. It reports the cost per delta.
+func BenchmarkChatStreamDeltas(b *testing.B) {
+	const deltas = 20_000
+	var sb strings.Builder
+	sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n")
+	for i := range deltas {
+		fmt.Fprintf(&sb, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"w%d "},"finish_reason":null}]}`+"\n\n", i%1000)
+	}
+	sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
+	srv := llmtest.NewServer(b, llmtest.SSE([]byte(sb.String())))
+	p := NewChat(Config{APIKey: "k", BaseURL: srv.URL + "/v1", HTTPClient: llmtest.HTTPClient(b)})
+	b.SetBytes(int64(sb.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for ev := range p.Stream(context.Background(), simple()) {
+			if ev.Type == llm.EventTextDelta {
+				n++
+			}
+			if ev.Type == llm.EventError {
+				b.Fatal(ev.Err)
+			}
+		}
+		if n != deltas {
+			b.Fatalf("%d deltas", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
+}
