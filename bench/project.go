@@ -91,7 +91,7 @@ func newProject(ctx context.Context, cfg runConfig, files map[string]string, ste
 func configJSON(wire, modelURL, titleURL string) string {
 	provider := fmt.Sprintf(`{"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "%s/v1", "apiKey": "bench"},`, modelURL)
 	if wire == "anthropic" {
-		provider = fmt.Sprintf(`{"npm": "@ai-sdk/anthropic", "options": {"baseURL": "%s", "apiKey": "bench"},`, modelURL)
+		provider = fmt.Sprintf(`{"npm": "@ai-sdk/anthropic", "options": {"baseURL": "%s/v1", "apiKey": "bench"},`, modelURL)
 	}
 	return fmt.Sprintf(`{
   "$schema": "https://opencode.ai/config.json",

@@ -252,7 +252,7 @@ func (r *rig) writeConfig(provider string) {
 // Messages API instead of Chat Completions.
 func (r *rig) useAnthropic(t testing.TB) {
 	t.Helper()
-	r.writeConfig(`"npm": "@ai-sdk/anthropic", "options": {"baseURL": "` + r.modelURL + `", "apiKey": "test"}`)
+	r.writeConfig(`"npm": "@ai-sdk/anthropic", "options": {"baseURL": "` + r.modelURL + `/v1", "apiKey": "test"}`)
 }
 
 func (r *rig) env() []string {
