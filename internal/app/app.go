@@ -1,7 +1,9 @@
 // Package app wires codeloop's services together for one project
 // directory: the config, the store, the bus, the model providers, the
 // agents, the tools (built-in, task, skill, MCP), the permission service,
-// the system prompt builder and the session engine.
+// the system prompt builder and the session engine. OpenData opens only the
+// config, the store and the project id, for commands that read and write
+// stored data.
 //
 // It imports the core packages; the command line, the server and the TUI
 // import it.
@@ -16,7 +18,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -85,47 +86,24 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	dir, err := filepath.Abs(opts.Dir)
+	d, err := OpenData(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: dir, Getenv: opts.Getenv, Dirs: opts.Dirs})
-	if err != nil {
-		return nil, err
-	}
-	cfg := loaded.Config
-	a = &App{Dir: dir, Worktree: loaded.Worktree, Config: loaded, Bus: bus.New(0), Dirs: opts.Dirs}
+	dir, loaded, cfg := d.Dir, d.Config, d.Config.Config
+	a = &App{Dir: dir, Worktree: d.Worktree, ProjectID: d.ProjectID, Config: loaded, Store: d.Store,
+		Bus: bus.New(0), Dirs: opts.Dirs}
+	a.closers = append(a.closers, a.Store.Close)
 	opened := a // the returns below set a to nil
 	defer func() {
 		if err != nil {
 			_ = opened.Close()
 		}
 	}()
-	if err := opts.Dirs.Ensure(); err != nil {
+	if err := d.SaveProject(ctx); err != nil {
 		return nil, err
 	}
-
-	dbPath := opts.Dirs.Database()
-	if v := firstEnv(opts.Getenv, "CODELOOP_DB", "OPENCODE_DB"); v != "" {
-		dbPath = v
-		if v != ":memory:" && !filepath.IsAbs(v) {
-			dbPath = filepath.Join(opts.Dirs.Data, v)
-		}
-	}
-	if a.Store, err = store.Open(ctx, dbPath); err != nil {
-		return nil, err
-	}
-	a.closers = append(a.closers, a.Store.Close)
-	git := exists(filepath.Join(a.Worktree, ".git"))
-	a.ProjectID = projectID(ctx, a.Worktree, git)
-	now := time.Now().UnixMilli()
-	vcs := ""
-	if git {
-		vcs = "git"
-	}
-	if err := a.Store.PutProject(ctx, store.Project{ID: a.ProjectID, Worktree: a.Worktree, VCS: vcs, TimeCreated: now, TimeUpdated: now}); err != nil {
-		return nil, err
-	}
+	git := d.VCS == "git"
 
 	noClaude := envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE")
 	skills := skill.Discover(skill.Options{

@@ -20,7 +20,7 @@ func newExportCmd(e *env) *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			a, err := e.openApp(ctx)
+			a, err := e.openData(ctx)
 			if err != nil {
 				return err
 			}
@@ -67,11 +67,14 @@ func newImportCmd(e *env) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			a, err := e.openApp(ctx)
+			a, err := e.openData(ctx)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			if err := a.SaveProject(ctx); err != nil {
+				return err
+			}
 			info, err := a.Sessions.Import(ctx, exp, a.ProjectID)
 			if err != nil {
 				return err

@@ -57,7 +57,7 @@ not affected.`,
 			if format != "table" && format != "json" {
 				return &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want table or json", format)}
 			}
-			a, err := e.openApp(cmd.Context())
+			a, err := e.openData(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -107,7 +107,7 @@ not affected.`,
 		Short: "Remove saved approvals (all, or those of one scope)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := e.openApp(cmd.Context())
+			a, err := e.openData(cmd.Context())
 			if err != nil {
 				return err
 			}

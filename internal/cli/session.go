@@ -18,15 +18,15 @@ import (
 	"github.com/codeloop/codeloop/internal/store"
 )
 
-// openApp opens the app for the working directory without MCP servers, for
-// commands that only read and write sessions.
-func (e *env) openApp(ctx context.Context) (*app.App, error) {
+// openData opens the config, the store and the project id of the working
+// directory, for commands that only read and write stored sessions and
+// approvals: no provider, model catalog, MCP server or engine is started.
+func (e *env) openData(ctx context.Context) (*app.Data, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
-		NoMCP: true, NonInteractive: true})
+	return app.OpenData(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version})
 }
 
 func newSessionCmd(e *env) *cobra.Command {
@@ -41,7 +41,7 @@ func newSessionCmd(e *env) *cobra.Command {
 			if format != "table" && format != "json" {
 				return &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want table or json", format)}
 			}
-			a, err := e.openApp(cmd.Context())
+			a, err := e.openData(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ func newSessionCmd(e *env) *cobra.Command {
 		Short: "Delete a session with its messages and child sessions",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := e.openApp(cmd.Context())
+			a, err := e.openData(cmd.Context())
 			if err != nil {
 				return err
 			}
