@@ -194,6 +194,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		ToolResultMedia:  md.mediaInResults,
 		ContinueOnReject: cfg.Experimental.ContinueLoopOnDeny != nil && *cfg.Experimental.ContinueLoopOnDeny,
 		UserInitiated:    task.UserInitiated,
+		StallTimeout:     func(providerID string) time.Duration { return chunkTimeout(cfg, providerID) },
 		Log:              opts.Log,
 	})
 	if err != nil {
@@ -294,6 +295,21 @@ func (a *App) Mentions(text, dir string, withAgents bool) []message.Part {
 		}
 	}
 	return agent.RefParts(files, agents, resources)
+}
+
+// chunkTimeout is the provider's options.chunkTimeout as a stall timeout
+// for the session: zero (the default) when unset, negative when disabled.
+func chunkTimeout(cfg *config.Config, providerID string) time.Duration {
+	p, ok := cfg.Provider[providerID]
+	if !ok || p.Options.ChunkTimeout == nil {
+		return 0
+	}
+	if t := p.Options.ChunkTimeout; t.Disabled {
+		return -1
+	} else if t.Millis > 0 {
+		return time.Duration(t.Millis) * time.Millisecond
+	}
+	return 0
 }
 
 // findTool returns the tool called id, or nil.

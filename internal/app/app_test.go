@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/paths"
 )
 
@@ -158,5 +159,18 @@ func TestCloseStopsCatalogRefresh(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dirs.Cache, "models.json")); err == nil {
 		t.Error("a cancelled fetch cached a catalog")
+	}
+}
+
+func TestChunkTimeout(t *testing.T) {
+	cfg := &config.Config{Provider: map[string]config.Provider{
+		"set":      {Options: config.ProviderOptions{ChunkTimeout: &config.Timeout{Millis: 1500}}},
+		"disabled": {Options: config.ProviderOptions{ChunkTimeout: &config.Timeout{Disabled: true}}},
+		"unset":    {},
+	}}
+	for id, want := range map[string]time.Duration{"set": 1500 * time.Millisecond, "disabled": -1, "unset": 0, "unknown": 0} {
+		if got := chunkTimeout(cfg, id); got != want {
+			t.Errorf("chunkTimeout(%q) = %v, want %v", id, got, want)
+		}
 	}
 }

@@ -193,6 +193,10 @@ type Config struct {
 
 	// MaxRetries bounds the attempts at one request (default 8).
 	MaxRetries int
+	// StallTimeout returns how long a provider's stream may send nothing
+	// before it is cut and retried: DefaultStallTimeout when nil or when it
+	// returns zero, never when it returns a negative duration.
+	StallTimeout func(providerID string) time.Duration
 	// RetryBase and RetryCap shape the retry delays (2 s doubling, capped
 	// at 30 s when the provider gives no delay).
 	RetryBase time.Duration
@@ -342,4 +346,23 @@ func defaultCompactionPrompt(previous string) string {
 	return "Bring the summary below up to date with the conversation since it was written, following " +
 		"the same outline. Keep what still holds, change what changed, drop what no longer matters.\n\n" +
 		"<previous-summary>\n" + previous + "\n</previous-summary>\n\n" + outline
+}
+
+// DefaultStallTimeout is how long a model's stream may stay silent before
+// the session cuts it and retries. It is long, because a reasoning model
+// may think for minutes before its first token.
+const DefaultStallTimeout = 5 * time.Minute
+
+func (e *Engine) stallTimeout(providerID string) time.Duration {
+	var d time.Duration
+	if e.cfg.StallTimeout != nil {
+		d = e.cfg.StallTimeout(providerID)
+	}
+	switch {
+	case d < 0:
+		return 0
+	case d == 0:
+		return DefaultStallTimeout
+	}
+	return d
 }

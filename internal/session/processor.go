@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/id"
@@ -132,11 +133,25 @@ func (p *processor) process(ctx context.Context, req *llm.Request) outcome {
 	}
 }
 
-// stream runs one attempt and returns its failure, if any.
+// stream runs one attempt and returns its failure, if any. A stream that
+// sends nothing for the provider's stall timeout is cut and retried, so a
+// stalled model never hangs the session; tool calls already started keep
+// running under ctx.
 func (p *processor) stream(ctx context.Context, req *llm.Request) *llm.Error {
 	var fail *llm.Error
-	for ev := range p.provider.Stream(ctx, req) {
-		if ctx.Err() != nil {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := p.e.stallTimeout(p.provider.ID())
+	var stalled atomic.Bool
+	alive := func() {}
+	if idle > 0 {
+		watchdog := time.AfterFunc(idle, func() { stalled.Store(true); cancel() })
+		defer watchdog.Stop()
+		alive = func() { watchdog.Reset(idle) }
+	}
+	for ev := range p.provider.Stream(sctx, req) {
+		alive()
+		if ctx.Err() != nil || stalled.Load() {
 			break
 		}
 		switch ev.Type {
@@ -174,6 +189,10 @@ func (p *processor) stream(ctx context.Context, req *llm.Request) *llm.Error {
 				fail = &llm.Error{Kind: llm.ErrOther, Message: "the provider failed without saying why"}
 			}
 		}
+	}
+	if stalled.Load() && ctx.Err() == nil && !p.finishedNow() {
+		return &llm.Error{Kind: llm.ErrRetryable, Provider: p.provider.ID(),
+			Message: fmt.Sprintf("the model sent nothing for %s; the stream was cut (provider options.chunkTimeout sets the limit)", idle)}
 	}
 	if fail == nil && ctx.Err() == nil && !p.finishedNow() {
 		fail = &llm.Error{Kind: llm.ErrRetryable, Provider: p.provider.ID(), Message: "the response ended before the model finished"}
