@@ -1,9 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"iter"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +15,6 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/codeloop/codeloop/internal/llm"
@@ -258,8 +261,19 @@ const (
 func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
 	return func(yield func(llm.Event) bool) {
 		params, opts := p.buildChat(req)
-		stream := p.svc.NewStreaming(ctx, params, opts...)
+		// The SDK sends the request and reports HTTP failures; the body it
+		// hands back is read here (see chatsse.go). The SDK's stream is
+		// only closed, never iterated.
+		var raw *http.Response
+		stream := p.svc.NewStreaming(ctx, params, append(opts, option.WithResponseInto(&raw))...)
 		defer stream.Close()
+		if err := stream.Err(); err != nil || raw == nil || raw.Body == nil {
+			if err == nil {
+				err = errors.New("no response body")
+			}
+			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets.List(), err)})
+			return
+		}
 
 		calls := map[int64]*chatCall{}
 		var textOpen, reasoningOpen bool
@@ -273,9 +287,28 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 			reasoningOpen = false
 			return yield(llm.Event{Type: llm.EventReasoningEnd, ID: chatReasoningID})
 		}
-		for stream.Next() {
-			chunk := stream.Current()
-			if chunk.JSON.Usage.Valid() && chunk.JSON.Usage.Raw() != "null" {
+		events := newSSEReader(raw.Body)
+		var streamErr error
+		var chunk chatChunk // reused: one allocation for the whole stream
+		for {
+			data, ok := events.next()
+			if !ok {
+				streamErr = events.err()
+				break
+			}
+			if bytes.HasPrefix(data, []byte("[DONE]")) {
+				break
+			}
+			if err := decodeChunk(data, &chunk); err != nil {
+				streamErr = fmt.Errorf("decode a stream chunk: %w", err)
+				break
+			}
+			if chunk.Error != nil {
+				// An {"error": ...} payload inside a 200 stream.
+				yield(llm.Event{Type: llm.EventError, Err: llm.Classify(llm.Failure{Provider: p.id, Body: bytes.Clone(data), Secrets: p.secrets.List()})})
+				return
+			}
+			if chunk.Usage != nil {
 				usage = chatUsage(chunk.Usage)
 				sawUsage = true
 			}
@@ -284,7 +317,7 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 					continue
 				}
 				d := ch.Delta
-				if r := reasoningDelta(d.JSON.ExtraFields); r != "" {
+				if r := d.reasoning(); r != "" {
 					if !reasoningOpen {
 						reasoningOpen = true
 						if !yield(llm.Event{Type: llm.EventReasoningStart, ID: chatReasoningID}) {
@@ -319,8 +352,8 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 				}
 			}
 		}
-		if err := stream.Err(); err != nil || ctx.Err() != nil {
-			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets.List(), err)})
+		if streamErr != nil || ctx.Err() != nil {
+			yield(llm.Event{Type: llm.EventError, Err: classify(ctx, p.id, p.secrets.List(), streamErr)})
 			return
 		}
 		if finish == "" && !sawUsage {
@@ -362,7 +395,7 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 
 // toolDelta merges one tool-call fragment: id and name come from the first
 // fragment that has them and are never overwritten; arguments are joined.
-func toolDelta(calls map[int64]*chatCall, tc sdk.ChatCompletionChunkChoiceDeltaToolCall, yield func(llm.Event) bool) bool {
+func toolDelta(calls map[int64]*chatCall, tc chatToolCallDelta, yield func(llm.Event) bool) bool {
 	c := calls[tc.Index]
 	if c == nil {
 		c = &chatCall{}
@@ -429,21 +462,12 @@ func startCall(c *chatCall, index int64, yield func(llm.Event) bool) bool {
 	return true
 }
 
-// reasoningDelta reads the reasoning text compatible servers put next to
-// content: reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning
-// (OpenRouter, Ollama, LM Studio).
-func reasoningDelta(extra map[string]respjson.Field) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		f, ok := extra[k]
-		if !ok {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-			return s
-		}
+// reasoning is the delta's reasoning text.
+func (d *chatDelta) reasoning() string {
+	if d.ReasoningContent != "" {
+		return d.ReasoningContent
 	}
-	return ""
+	return d.Reasoning
 }
 
 func chatReason(r string, calls bool) llm.FinishReason {
@@ -466,13 +490,10 @@ func chatReason(r string, calls bool) llm.FinishReason {
 
 // chatUsage normalises usage: input without cached tokens, output without
 // reasoning tokens.
-func chatUsage(u sdk.CompletionUsage) llm.Usage {
+func chatUsage(u *chatUsageJSON) llm.Usage {
 	cached := u.PromptTokensDetails.CachedTokens
 	if cached == 0 {
-		// DeepSeek reports cache hits in its own field.
-		if f, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok {
-			cached, _ = strconv.ParseInt(f.Raw(), 10, 64)
-		}
+		cached = u.PromptCacheHitTokens
 	}
 	reasoning := u.CompletionTokensDetails.ReasoningTokens
 	return llm.Usage{
