@@ -18,6 +18,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/sse"
 )
 
 // Chat streams through Chat Completions, the API every OpenAI-compatible
@@ -262,7 +263,7 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 	return func(yield func(llm.Event) bool) {
 		params, opts := p.buildChat(req)
 		// The SDK sends the request and reports HTTP failures; the body it
-		// hands back is read here (see chatsse.go). The SDK's stream is
+		// hands back is read here (see chatchunk.go). The SDK's stream is
 		// only closed, never iterated.
 		var raw *http.Response
 		stream := p.svc.NewStreaming(ctx, params, append(opts, option.WithResponseInto(&raw))...)
@@ -287,14 +288,17 @@ func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event]
 			reasoningOpen = false
 			return yield(llm.Event{Type: llm.EventReasoningEnd, ID: chatReasoningID})
 		}
-		events := newSSEReader(raw.Body)
+		events := sse.NewReader(raw.Body)
 		var streamErr error
 		var chunk chatChunk // reused: one allocation for the whole stream
 		for {
-			data, ok := events.next()
-			if !ok {
-				streamErr = events.err()
+			if !events.Next() {
+				streamErr = events.Err()
 				break
+			}
+			data := events.Data()
+			if len(data) == 0 {
+				continue // a named event without data
 			}
 			if bytes.HasPrefix(data, []byte("[DONE]")) {
 				break

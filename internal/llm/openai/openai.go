@@ -12,8 +12,9 @@
 //     reasoning_content or reasoning delta fields such servers send.
 //
 // The SDK builds and sends every request and reports HTTP failures; the
-// Chat Completions stream itself is decoded here (chatsse.go), since the
-// SDK's reflective decoder dominated the CPU of long answers.
+// Chat Completions stream itself is decoded here (chatchunk.go,
+// internal/llm/sse), since the SDK's reflective decoder dominated the CPU
+// of long answers.
 //
 // The SDK's retries are off: the session loop owns retries. Only the
 // provider registry (internal/provider) and tests import this package.

@@ -1,11 +1,8 @@
 package openai
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 )
 
 // The Chat Completions stream is decoded here rather than by the SDK: the
@@ -13,51 +10,6 @@ import (
 // its reflective decoder costs several microseconds and dozens of
 // allocations per chunk, which for a long answer is most of a run's CPU.
 // encoding/json into the few fields the adapter reads is a fraction of that.
-
-// maxSSELine bounds one line of the stream, as the SDK's decoder does.
-const maxSSELine = 32 << 20
-
-// sseReader reads the data of server-sent events, one event at a time.
-type sseReader struct {
-	scn  *bufio.Scanner
-	data []byte
-}
-
-func newSSEReader(r io.Reader) *sseReader {
-	scn := bufio.NewScanner(r)
-	scn.Buffer(make([]byte, 0, 4096), maxSSELine)
-	return &sseReader{scn: scn}
-}
-
-// next returns the data of the next event: its data lines, each followed
-// by a newline. The slice is valid until the next call. It returns false
-// at the end of the stream or on a read error (see err); an event not
-// closed by an empty line is dropped, as a cut-off event would be.
-func (r *sseReader) next() ([]byte, bool) {
-	r.data = r.data[:0]
-	for r.scn.Scan() {
-		line := r.scn.Bytes()
-		if len(line) == 0 {
-			if len(r.data) == 0 {
-				continue
-			}
-			return r.data, true
-		}
-		name, value, _ := bytes.Cut(line, []byte(":"))
-		if string(name) != "data" {
-			continue // event names, ids, retry hints and comments
-		}
-		if len(value) > 0 && value[0] == ' ' {
-			value = value[1:]
-		}
-		r.data = append(r.data, value...)
-		r.data = append(r.data, '\n')
-	}
-	return nil, false
-}
-
-// err is the read error that ended the stream, if any.
-func (r *sseReader) err() error { return r.scn.Err() }
 
 // chatChunk holds the fields of a chat.completion.chunk the adapter uses.
 type chatChunk struct {
