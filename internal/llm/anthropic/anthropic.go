@@ -6,13 +6,20 @@
 // dropped. Claude on Bedrock and on Vertex AI works through the same code
 // with the SDK's own request options (Config.Options).
 //
+// The SDK builds, signs and sends every request and reports HTTP
+// failures; the response stream itself is decoded here (event.go,
+// internal/llm/sse), since the SDK's reflective decoder dominated the CPU
+// of long answers.
+//
 // The SDK's retries are off: the session loop owns retries. Only the
 // provider registry (internal/provider) and tests import this package.
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"strconv"
@@ -22,6 +29,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/llm/sse"
 )
 
 // Config configures one Anthropic provider.
@@ -93,25 +101,61 @@ type block struct {
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
 	return func(yield func(llm.Event) bool) {
 		params, opts := buildParams(req)
-		stream := p.svc.NewStreaming(ctx, params, opts...)
+		// The SDK sends the request and reports HTTP failures; the body it
+		// hands back is read here (see event.go). The SDK's stream is only
+		// closed, never iterated.
+		var raw *http.Response
+		stream := p.svc.NewStreaming(ctx, params, append(opts, option.WithResponseInto(&raw))...)
 		defer stream.Close()
+		if err := stream.Err(); err != nil || raw == nil || raw.Body == nil {
+			if err == nil {
+				err = errors.New("no response body")
+			}
+			yield(llm.Event{Type: llm.EventError, Err: p.classify(ctx, err)})
+			return
+		}
 
 		blocks := map[int64]*block{}
 		var usage llm.Usage
 		var stop string
 		stopped := false
-		for stream.Next() {
-			ev := stream.Current()
+		events := sse.NewReader(raw.Body)
+		var streamErr error
+		var ev streamEvent // reused: one allocation for the whole stream
+		for {
+			if !events.Next() {
+				streamErr = events.Err()
+				break
+			}
+			switch string(events.Name()) {
+			case "", "ping":
+				continue
+			case "error":
+				// An error event inside a 200 stream: its type says what
+				// happened.
+				yield(llm.Event{Type: llm.EventError, Err: llm.Classify(llm.Failure{
+					Provider: p.id, Body: bytes.Clone(events.Data()), Secrets: p.secrets.List(),
+				})})
+				return
+			}
+			data := events.Data()
+			if len(bytes.TrimSuffix(data, []byte("\n"))) == 0 {
+				continue
+			}
+			if err := decodeEvent(data, &ev); err != nil {
+				streamErr = fmt.Errorf("decode a stream event: %w", err)
+				break
+			}
 			switch ev.Type {
 			case "message_start":
 				u := ev.Message.Usage
 				usage = llm.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadInputTokens, CacheWrite: u.CacheCreationInputTokens}
 			case "content_block_start":
-				if !p.startBlock(ev, blocks, yield) {
+				if !p.startBlock(&ev, blocks, yield) {
 					return
 				}
 			case "content_block_delta":
-				if !deltaBlock(ev, blocks[ev.Index], yield) {
+				if !deltaBlock(&ev, blocks[ev.Index], yield) {
 					return
 				}
 			case "content_block_stop":
@@ -121,14 +165,14 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Ev
 					return
 				}
 			case "message_delta":
-				stop = string(ev.Delta.StopReason)
-				mergeUsage(&usage, ev.Usage)
+				stop = ev.Delta.StopReason
+				mergeUsage(&usage, &ev.Usage)
 			case "message_stop":
 				stopped = true
 			}
 		}
-		if err := stream.Err(); err != nil || ctx.Err() != nil {
-			yield(llm.Event{Type: llm.EventError, Err: p.classify(ctx, err)})
+		if streamErr != nil || ctx.Err() != nil {
+			yield(llm.Event{Type: llm.EventError, Err: p.classify(ctx, streamErr)})
 			return
 		}
 		if !stopped && stop == "" {
@@ -146,7 +190,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Ev
 	}
 }
 
-func (p *Provider) startBlock(ev sdk.MessageStreamEventUnion, blocks map[int64]*block, yield func(llm.Event) bool) bool {
+func (p *Provider) startBlock(ev *streamEvent, blocks map[int64]*block, yield func(llm.Event) bool) bool {
 	cb := ev.ContentBlock
 	b := &block{kind: cb.Type, id: strconv.FormatInt(ev.Index, 10)}
 	switch cb.Type {
@@ -180,7 +224,7 @@ func (p *Provider) startBlock(ev sdk.MessageStreamEventUnion, blocks map[int64]*
 	return true
 }
 
-func deltaBlock(ev sdk.MessageStreamEventUnion, b *block, yield func(llm.Event) bool) bool {
+func deltaBlock(ev *streamEvent, b *block, yield func(llm.Event) bool) bool {
 	if b == nil {
 		return true
 	}
@@ -223,18 +267,18 @@ func endBlock(b *block, yield func(llm.Event) bool) bool {
 
 // mergeUsage takes message_delta's cumulative usage over message_start's.
 // Output includes thinking tokens on the wire; ours excludes them.
-func mergeUsage(u *llm.Usage, d sdk.MessageDeltaUsage) {
-	if d.JSON.InputTokens.Valid() && d.InputTokens > 0 {
-		u.Input = d.InputTokens
+func mergeUsage(u *llm.Usage, d *deltaUsage) {
+	if d.InputTokens != nil && *d.InputTokens > 0 {
+		u.Input = *d.InputTokens
 	}
-	if d.JSON.CacheReadInputTokens.Valid() && d.CacheReadInputTokens > 0 {
-		u.CacheRead = d.CacheReadInputTokens
+	if d.CacheReadInputTokens != nil && *d.CacheReadInputTokens > 0 {
+		u.CacheRead = *d.CacheReadInputTokens
 	}
-	if d.JSON.CacheCreationInputTokens.Valid() && d.CacheCreationInputTokens > 0 {
-		u.CacheWrite = d.CacheCreationInputTokens
+	if d.CacheCreationInputTokens != nil && *d.CacheCreationInputTokens > 0 {
+		u.CacheWrite = *d.CacheCreationInputTokens
 	}
-	if d.JSON.OutputTokens.Valid() {
-		u.Output = d.OutputTokens
+	if d.OutputTokens != nil {
+		u.Output = *d.OutputTokens
 	}
 	if r := d.OutputTokensDetails.ThinkingTokens; r > 0 && r <= u.Output {
 		u.Reasoning = r

@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkStreamDeltas measures the adapter alone reading a 20,000-delta
-// answer from a local server: the SDK's SSE decoding plus the events it
-// yields. It reports the cost per delta.
+// answer from a local server: decoding the stream's events plus the events
+// it yields. It reports the cost per delta.
 func BenchmarkStreamDeltas(b *testing.B) {
 	const deltas = 20_000
 	var sb strings.Builder
