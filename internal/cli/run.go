@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -172,7 +173,13 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 
 	// Message ids ascend: every message this run writes sorts after since.
 	since := id.Ascending(id.Message)
-	out := newRunOutput(e.stdout, e.stderr, o.format == "json", sess.ID, since)
+	// Standard output is buffered and written out whenever the events
+	// waiting are handled: at once when the model is slow, in batches when
+	// it streams faster than a write per delta.
+	stdout := bufio.NewWriterSize(e.stdout, 64<<10)
+	defer stdout.Flush()
+	out := newRunOutput(stdout, e.stderr, o.format == "json", sess.ID, since)
+	out.flush = stdout.Flush
 	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
 	defer sub.Close()
 
@@ -204,6 +211,9 @@ wait:
 		select {
 		case ev := <-sub.C:
 			out.event(ev)
+			if len(sub.C) == 0 {
+				out.flushStdout()
+			}
 		case <-stop:
 			interrupted, stop = true, nil
 			a.Engine.Cancel(sess.ID)
@@ -220,6 +230,7 @@ wait:
 		}
 	}
 	out.finish()
+	out.flushStdout()
 	switch {
 	case interrupted:
 		return &exitCodeError{code: exitInterrupted}

@@ -40,6 +40,17 @@ type runOutput struct {
 	done    map[string]bool // parts reported as finished
 	midLine bool            // the last text printed did not end a line
 	failed  bool            // an error was reported
+
+	// flush, when set, writes out what stdout buffers; it runs before
+	// anything goes to stderr, so the two streams keep their order.
+	flush func() error
+}
+
+// flushStdout writes out buffered standard output.
+func (o *runOutput) flushStdout() {
+	if o.flush != nil {
+		_ = o.flush()
+	}
 }
 
 func newRunOutput(stdout, stderr io.Writer, asJSON bool, sessionID, since string) *runOutput {
@@ -102,6 +113,7 @@ func (o *runOutput) event(ev bus.Event) {
 		o.endLine()
 		msg := fmt.Sprintf("permission requested: %s (%s); rejected, run with --auto to allow what no rule denies",
 			req.Permission, strings.Join(req.Patterns, ", "))
+		o.flushStdout()
 		fmt.Fprintln(o.stderr, o.paint("33", msg))
 	}
 }
@@ -180,6 +192,7 @@ func (o *runOutput) error(e *message.Error) {
 		return
 	}
 	o.endLine()
+	o.flushStdout()
 	fmt.Fprintln(o.stderr, o.paint("31", "Error: "+e.Error()))
 }
 
