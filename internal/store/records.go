@@ -261,29 +261,27 @@ func (q q) PutPart(ctx context.Context, p Part) error {
 // ListParts returns every part of a session, ordered by message id and then
 // part id.
 func (q q) ListParts(ctx context.Context, sessionID string) ([]Part, error) {
-	rows, err := q.ex.QueryContext(ctx, `SELECT id, message_id, session_id, data FROM part WHERE session_id = ? ORDER BY message_id, id`, sessionID)
+	parts, err := q.queryParts(ctx, `WHERE session_id = ? ORDER BY message_id, id`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("listing parts of %s: %w", sessionID, err)
 	}
-	defer rows.Close()
-	var out []Part
-	for rows.Next() {
-		var p Part
-		var data string
-		if err := rows.Scan(&p.ID, &p.MessageID, &p.SessionID, &data); err != nil {
-			return nil, fmt.Errorf("listing parts of %s: %w", sessionID, err)
-		}
-		p.Data = json.RawMessage(data)
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return parts, nil
 }
 
 // ListMessageParts returns the parts of one message in id order.
 func (q q) ListMessageParts(ctx context.Context, messageID string) ([]Part, error) {
-	rows, err := q.ex.QueryContext(ctx, `SELECT id, message_id, session_id, data FROM part WHERE message_id = ? ORDER BY id`, messageID)
+	parts, err := q.queryParts(ctx, `WHERE message_id = ? ORDER BY id`, messageID)
 	if err != nil {
 		return nil, fmt.Errorf("listing parts of message %s: %w", messageID, err)
+	}
+	return parts, nil
+}
+
+// queryParts returns the parts a WHERE and ORDER BY clause selects.
+func (q q) queryParts(ctx context.Context, clause string, args ...any) ([]Part, error) {
+	rows, err := q.ex.QueryContext(ctx, `SELECT id, message_id, session_id, data FROM part `+clause, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []Part
