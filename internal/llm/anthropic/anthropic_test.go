@@ -22,11 +22,7 @@ func newTest(t *testing.T, h http.HandlerFunc) (*Provider, *llmtest.Server) {
 	return p, srv
 }
 
-func simple() *llm.Request {
-	return &llm.Request{Model: "claude-test", Messages: []llm.Message{
-		{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: "Hello"}}},
-	}}
-}
+func simple() *llm.Request { return llmtest.Simple("claude-test") }
 
 func TestFixtures(t *testing.T) {
 	tests := []struct {
@@ -145,17 +141,9 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := newTest(t, tt.h)
 			r := llmtest.Collect(p.Stream(context.Background(), simple()))
-			if r.Err == nil {
-				t.Fatalf("no error; events %+v", r.Events)
-			}
-			if r.Err.Kind != tt.kind {
-				t.Fatalf("kind = %q, want %q (%v)", r.Err.Kind, tt.kind, r.Err)
-			}
-			if r.Err.RetryAfter < tt.minDelay || r.Err.RetryAfter > tt.maxDelay {
-				t.Errorf("retry after = %v, want [%v, %v]", r.Err.RetryAfter, tt.minDelay, tt.maxDelay)
-			}
-			if strings.Contains(r.Err.Error(), testKey) || strings.Contains(r.Err.Body, testKey) {
-				t.Errorf("error leaks the key: %v", r.Err)
+			llmtest.CheckError(t, r, tt.kind, tt.minDelay, tt.maxDelay, testKey)
+			if strings.Contains(r.Err.Body, testKey) {
+				t.Errorf("error body leaks the key: %v", r.Err)
 			}
 		})
 	}
@@ -165,28 +153,7 @@ func TestCancel(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	partial := llmtest.Wire(t, "anthropic-text.sse")[:600]
 	p, _ := newTest(t, llmtest.Hang(partial))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var canceledAt time.Time
-	var last llm.Event
-	for ev := range p.Stream(ctx, simple()) {
-		last = ev
-		if ev.Type == llm.EventTextDelta && canceledAt.IsZero() {
-			canceledAt = time.Now()
-			cancel()
-		}
-	}
-	if canceledAt.IsZero() {
-		t.Fatal("no text before the hang")
-	}
-	elapsed := time.Since(canceledAt)
-	t.Logf("stream ended %v after cancel", elapsed)
-	if elapsed > 2*time.Second {
-		t.Errorf("stream took %v to end after cancel", elapsed)
-	}
-	if last.Type != llm.EventError || last.Err.Kind != llm.ErrCanceled {
-		t.Errorf("last event = %+v, want a cancelled error", last)
-	}
+	llmtest.CheckCancel(t, p, simple())
 }
 
 func TestStopEarly(t *testing.T) {

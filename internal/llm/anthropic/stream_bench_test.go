@@ -1,12 +1,10 @@
 package anthropic
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/llm/llmtest"
 )
 
@@ -26,21 +24,5 @@ func BenchmarkStreamDeltas(b *testing.B) {
 	sb.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 	srv := llmtest.NewServer(b, llmtest.SSE([]byte(sb.String())))
 	p := New(Config{APIKey: "k", BaseURL: srv.URL, HTTPClient: llmtest.HTTPClient(b)})
-	b.SetBytes(int64(sb.Len()))
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		for ev := range p.Stream(context.Background(), simple()) {
-			if ev.Type == llm.EventTextDelta {
-				n++
-			}
-			if ev.Type == llm.EventError {
-				b.Fatal(ev.Err)
-			}
-		}
-		if n != deltas {
-			b.Fatalf("%d deltas", n)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
+	llmtest.BenchDeltas(b, p, simple, sb.Len(), deltas)
 }

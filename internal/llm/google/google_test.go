@@ -23,11 +23,7 @@ func newTest(t *testing.T, h http.HandlerFunc) (*Provider, *llmtest.Server) {
 	return p, srv
 }
 
-func simple() *llm.Request {
-	return &llm.Request{Model: "gemini-2.5-flash", Messages: []llm.Message{
-		{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: "Hello"}}},
-	}}
-}
+func simple() *llm.Request { return llmtest.Simple("gemini-2.5-flash") }
 
 func TestFixtures(t *testing.T) {
 	tests := []struct {
@@ -148,19 +144,7 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := newTest(t, tt.h)
-			r := llmtest.Collect(p.Stream(context.Background(), simple()))
-			if r.Err == nil {
-				t.Fatalf("no error; events %+v", r.Events)
-			}
-			if r.Err.Kind != tt.kind {
-				t.Fatalf("kind = %q, want %q (%v)", r.Err.Kind, tt.kind, r.Err)
-			}
-			if r.Err.RetryAfter < tt.min || r.Err.RetryAfter > tt.max {
-				t.Errorf("retry after = %v, want [%v, %v]", r.Err.RetryAfter, tt.min, tt.max)
-			}
-			if strings.Contains(r.Err.Error(), testKey) {
-				t.Errorf("error leaks the key: %v", r.Err)
-			}
+			llmtest.CheckError(t, llmtest.Collect(p.Stream(context.Background(), simple())), tt.kind, tt.min, tt.max, testKey)
 		})
 	}
 }
@@ -169,25 +153,5 @@ func TestCancel(t *testing.T) {
 	// opencensus, a dependency of the SDK, starts a worker at init.
 	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start")) })
 	p, _ := newTest(t, llmtest.Hang(llmtest.Wire(t, "gemini-text.sse")[:900]))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var at time.Time
-	var last llm.Event
-	for ev := range p.Stream(ctx, simple()) {
-		last = ev
-		if ev.Type == llm.EventTextDelta && at.IsZero() {
-			at = time.Now()
-			cancel()
-		}
-	}
-	if at.IsZero() {
-		t.Fatal("no text before the hang")
-	}
-	t.Logf("stream ended %v after cancel", time.Since(at))
-	if time.Since(at) > 2*time.Second {
-		t.Error("stream did not end promptly")
-	}
-	if last.Type != llm.EventError || last.Err.Kind != llm.ErrCanceled {
-		t.Errorf("last event = %+v", last)
-	}
+	llmtest.CheckCancel(t, p, simple())
 }

@@ -1,136 +1,23 @@
 package google
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
-
-	"go.uber.org/goleak"
 
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/llm/llmtest"
 )
 
-// FuzzStream sends arbitrary bytes as the SSE body of a 200 response and
-// checks the adapter's event stream: no panic, no hang, exactly one final
-// event (a finish, or an error carrying an *llm.Error) and no goroutine
-// left behind.
+// FuzzStream sends arbitrary bytes as the SSE body of a 200 response; see
+// llmtest.FuzzStream for what it checks.
 //
 // Run it with:
 //
 //	go test ./internal/llm/google -run '^$' -fuzz '^FuzzStream$' -fuzztime 5m -parallel 1
 func FuzzStream(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join(llmtest.WireDir(), "gemini-*.sse"))
-	for _, path := range seeds {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-		f.Add(b[:len(b)/2])
-	}
 	f.Add([]byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"read\",\"args\":{}}}]},\"finishReason\":\"STOP\"}]}\n\n"))
 	f.Add([]byte("data: {\"error\":{\"code\":503,\"message\":\"overloaded\",\"status\":\"UNAVAILABLE\"}}\n\n"))
-	f.Add([]byte("data: not json\n\n"))
-
-	h := newFuzzHandler()
-	srv := httptest.NewServer(h)
-	f.Cleanup(srv.Close)
-	tr := &http.Transport{DisableKeepAlives: true}
-	f.Cleanup(tr.CloseIdleConnections)
-	client := &http.Client{Transport: tr}
-	// The fuzzing engine starts a signal watcher once fuzzing begins.
-	ignore := []goleak.Option{goleak.IgnoreCurrent(), goleak.IgnoreTopFunction("os/signal.NotifyContext.func1")}
-
-	f.Fuzz(func(t *testing.T, body []byte) {
-		key := h.put(body)
-		defer h.drop(key)
-		p := New(Config{APIKey: "k", BaseURL: srv.URL, HTTPClient: client, Headers: map[string]string{fuzzHeader: key}})
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := checkStream(p.Stream(ctx, simple())); err != nil {
-			t.Fatal(err)
-		}
-		if ctx.Err() != nil {
-			t.Fatal("the stream did not end within 10s")
-		}
-		if err := goleak.Find(ignore...); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
-
-const fuzzHeader = "X-Fuzz-Body"
-
-// fuzzHandler answers each request with the body registered under its
-// X-Fuzz-Body header.
-type fuzzHandler struct {
-	n      atomic.Int64
-	bodies sync.Map
-}
-
-func newFuzzHandler() *fuzzHandler { return &fuzzHandler{} }
-
-func (h *fuzzHandler) put(b []byte) string {
-	key := strconv.FormatInt(h.n.Add(1), 10)
-	h.bodies.Store(key, b)
-	return key
-}
-
-func (h *fuzzHandler) drop(key string) { h.bodies.Delete(key) }
-
-func (h *fuzzHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Read the whole request first, as a real server does, so that the
-	// client is done writing when the response ends.
-	_, _ = io.Copy(io.Discard, r.Body)
-	b, ok := h.bodies.Load(r.Header.Get(fuzzHeader))
-	if !ok {
-		http.Error(w, "unknown fuzz body", http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b.([]byte))
-}
-
-// checkStream reads a whole event stream and reports the first way it
-// breaks what the session loop relies on: exactly one final event (a
-// finish, or an error carrying an *llm.Error), nothing after it, and only
-// known event types. Block order is not checked (the loop opens a block on
-// its first delta and ignores stray ends), nor are tool arguments (invalid
-// JSON from the model is the loop's to handle).
-func checkStream(seq func(func(llm.Event) bool)) error {
-	ended := false
-	for ev := range seq {
-		if ended {
-			return fmt.Errorf("event %s after the end of the stream", ev.Type)
-		}
-		switch ev.Type {
-		case llm.EventTextStart, llm.EventTextDelta, llm.EventTextEnd,
-			llm.EventReasoningStart, llm.EventReasoningDelta, llm.EventReasoningEnd,
-			llm.EventToolInputStart, llm.EventToolInputDelta, llm.EventToolCall:
-		case llm.EventFinish:
-			ended = true
-		case llm.EventError:
-			if ev.Err == nil {
-				return fmt.Errorf("error event without an error")
-			}
-			ended = true
-		default:
-			return fmt.Errorf("unknown event type %q", ev.Type)
-		}
-	}
-	if !ended {
-		return fmt.Errorf("stream ended without a finish or an error")
-	}
-	return nil
+	llmtest.FuzzStream(f, "gemini-*.sse", func(url string, client *http.Client, header map[string]string) llm.Provider {
+		return New(Config{APIKey: "k", BaseURL: url, HTTPClient: client, Headers: header})
+	}, simple)
 }

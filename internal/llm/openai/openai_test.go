@@ -36,11 +36,7 @@ func newTest(t *testing.T, f flavour, cfg Config, h http.HandlerFunc) (llm.Provi
 	return f.new(cfg), srv
 }
 
-func simple() *llm.Request {
-	return &llm.Request{Model: "gpt-test", Messages: []llm.Message{
-		{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: "Hello"}}},
-	}}
-}
+func simple() *llm.Request { return llmtest.Simple("gpt-test") }
 
 func TestFixtures(t *testing.T) {
 	tests := []struct {
@@ -204,19 +200,7 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := newTest(t, tt.f, Config{}, tt.h)
-			r := llmtest.Collect(p.Stream(context.Background(), simple()))
-			if r.Err == nil {
-				t.Fatalf("no error; events %+v", r.Events)
-			}
-			if r.Err.Kind != tt.kind {
-				t.Fatalf("kind = %q, want %q (%v)", r.Err.Kind, tt.kind, r.Err)
-			}
-			if r.Err.RetryAfter < tt.min || r.Err.RetryAfter > tt.max {
-				t.Errorf("retry after = %v, want [%v, %v]", r.Err.RetryAfter, tt.min, tt.max)
-			}
-			if strings.Contains(r.Err.Error(), testKey) {
-				t.Errorf("error leaks the key: %v", r.Err)
-			}
+			llmtest.CheckError(t, llmtest.Collect(p.Stream(context.Background(), simple())), tt.kind, tt.min, tt.max, testKey)
 		})
 	}
 }
@@ -230,27 +214,7 @@ func TestCancel(t *testing.T) {
 	}{{chatFlavour, "openai-chat-text.sse", 700}, {responsesFlavour, "openai-responses-text.sse", 2600}} {
 		t.Run(tt.f.name, func(t *testing.T) {
 			p, _ := newTest(t, tt.f, Config{}, llmtest.Hang(llmtest.Wire(t, tt.file)[:tt.n]))
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var at time.Time
-			var last llm.Event
-			for ev := range p.Stream(ctx, simple()) {
-				last = ev
-				if ev.Type == llm.EventTextDelta && at.IsZero() {
-					at = time.Now()
-					cancel()
-				}
-			}
-			if at.IsZero() {
-				t.Fatal("no text before the hang")
-			}
-			t.Logf("stream ended %v after cancel", time.Since(at))
-			if time.Since(at) > 2*time.Second {
-				t.Error("stream did not end promptly")
-			}
-			if last.Type != llm.EventError || last.Err.Kind != llm.ErrCanceled {
-				t.Errorf("last event = %+v", last)
-			}
+			llmtest.CheckCancel(t, p, simple())
 		})
 	}
 }

@@ -1,12 +1,10 @@
 package openai
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/llm/llmtest"
 )
 
@@ -23,21 +21,5 @@ func BenchmarkChatStreamDeltas(b *testing.B) {
 	sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
 	srv := llmtest.NewServer(b, llmtest.SSE([]byte(sb.String())))
 	p := NewChat(Config{APIKey: "k", BaseURL: srv.URL + "/v1", HTTPClient: llmtest.HTTPClient(b)})
-	b.SetBytes(int64(sb.Len()))
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		for ev := range p.Stream(context.Background(), simple()) {
-			if ev.Type == llm.EventTextDelta {
-				n++
-			}
-			if ev.Type == llm.EventError {
-				b.Fatal(ev.Err)
-			}
-		}
-		if n != deltas {
-			b.Fatalf("%d deltas", n)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
+	llmtest.BenchDeltas(b, p, simple, sb.Len(), deltas)
 }
