@@ -17,9 +17,9 @@ const testKey = "sk-ant-test-0123456789abcdef"
 
 func newTest(t *testing.T, h http.HandlerFunc) (*Provider, *llmtest.Server) {
 	t.Helper()
-	srv := llmtest.NewServer(t, h)
-	p := New(Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: llmtest.HTTPClient(t)})
-	return p, srv
+	return llmtest.Serve(t, h, func(url string, client *http.Client) *Provider {
+		return New(Config{APIKey: testKey, BaseURL: url, HTTPClient: client})
+	})
 }
 
 func simple() *llm.Request { return llmtest.Simple("claude-test") }
@@ -37,11 +37,7 @@ func TestFixtures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			p, srv := newTest(t, llmtest.SSE(llmtest.Wire(t, tt.file)))
-			r := llmtest.Collect(p.Stream(context.Background(), simple()))
-			if r.Err != nil && r.Err.Kind == "malformed" {
-				t.Fatal(r.Err)
-			}
-			llmtest.CheckExpected(t, r, llmtest.LoadExpected(t, tt.file), tt.reason)
+			llmtest.CheckFixture(t, llmtest.Collect(p.Stream(context.Background(), simple())), tt.file, tt.reason)
 			reqs := srv.Requests()
 			if len(reqs) != 1 || reqs[0].Path != "/v1/messages" {
 				t.Fatalf("requests = %+v", reqs)

@@ -18,9 +18,9 @@ const testKey = "AIzaTest0123456789abcdefghij"
 
 func newTest(t *testing.T, h http.HandlerFunc) (*Provider, *llmtest.Server) {
 	t.Helper()
-	srv := llmtest.NewServer(t, h)
-	p := New(Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: llmtest.HTTPClient(t)})
-	return p, srv
+	return llmtest.Serve(t, h, func(url string, client *http.Client) *Provider {
+		return New(Config{APIKey: testKey, BaseURL: url, HTTPClient: client})
+	})
 }
 
 func simple() *llm.Request { return llmtest.Simple("gemini-2.5-flash") }
@@ -37,11 +37,7 @@ func TestFixtures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			p, srv := newTest(t, llmtest.SSE(llmtest.Wire(t, tt.file)))
-			r := llmtest.Collect(p.Stream(context.Background(), simple()))
-			if r.Err != nil && r.Err.Kind == "malformed" {
-				t.Fatal(r.Err)
-			}
-			llmtest.CheckExpected(t, r, llmtest.LoadExpected(t, tt.file), tt.reason)
+			llmtest.CheckFixture(t, llmtest.Collect(p.Stream(context.Background(), simple())), tt.file, tt.reason)
 			req := srv.Requests()[0]
 			if req.Path != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" || req.RawQuery != "alt=sse" {
 				t.Errorf("request to %s?%s", req.Path, req.RawQuery)

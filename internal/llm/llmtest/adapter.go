@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +87,24 @@ func BenchDeltas(b *testing.B, p llm.Provider, newRequest func() *llm.Request, s
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
+}
+
+// Serve starts a recording server answering with h and builds the adapter
+// under test for it with newProvider, given the server's URL and a client
+// whose idle connections are closed when the test ends.
+func Serve[P any](t testing.TB, h http.HandlerFunc, newProvider func(url string, client *http.Client) P) (P, *Server) {
+	t.Helper()
+	srv := NewServer(t, h)
+	return newProvider(srv.URL, HTTPClient(t)), srv
+}
+
+// CheckFixture checks that a stream collected from the wire fixture file
+// is well formed (an error it ends in may be what the fixture holds) and
+// matches the fixture's expected.json entry.
+func CheckFixture(t testing.TB, r Result, file string, reason llm.FinishReason) {
+	t.Helper()
+	if r.Err != nil && r.Err.Kind == "malformed" {
+		t.Fatal(r.Err)
+	}
+	CheckExpected(t, r, LoadExpected(t, file), reason)
 }

@@ -29,11 +29,12 @@ var (
 
 func newTest(t *testing.T, f flavour, cfg Config, h http.HandlerFunc) (llm.Provider, *llmtest.Server) {
 	t.Helper()
-	srv := llmtest.NewServer(t, h)
-	cfg.APIKey = testKey
-	cfg.BaseURL = srv.URL + "/v1"
-	cfg.HTTPClient = llmtest.HTTPClient(t)
-	return f.new(cfg), srv
+	return llmtest.Serve(t, h, func(url string, client *http.Client) llm.Provider {
+		cfg.APIKey = testKey
+		cfg.BaseURL = url + "/v1"
+		cfg.HTTPClient = client
+		return f.new(cfg)
+	})
 }
 
 func simple() *llm.Request { return llmtest.Simple("gpt-test") }
@@ -52,11 +53,7 @@ func TestFixtures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			p, srv := newTest(t, tt.f, Config{}, llmtest.SSE(llmtest.Wire(t, tt.file)))
-			r := llmtest.Collect(p.Stream(context.Background(), simple()))
-			if r.Err != nil && r.Err.Kind == "malformed" {
-				t.Fatal(r.Err)
-			}
-			llmtest.CheckExpected(t, r, llmtest.LoadExpected(t, tt.file), tt.reason)
+			llmtest.CheckFixture(t, llmtest.Collect(p.Stream(context.Background(), simple())), tt.file, tt.reason)
 			req := srv.Requests()[0]
 			if req.Path != "/v1"+tt.f.path {
 				t.Errorf("path = %q", req.Path)
