@@ -1,7 +1,8 @@
 // Package llmtest holds what the provider adapters' tests share: the wire
 // fixtures and their expected results, an HTTP server that records requests
-// and replays responses, and a collector that checks an event stream is well
-// formed and sums it up.
+// and replays responses, a collector that checks an event stream is well
+// formed and sums it up, the checks and benchmark loop every adapter runs,
+// and the harness of the adapters' stream fuzz targets.
 //
 // Only tests import it.
 package llmtest
