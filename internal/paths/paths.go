@@ -81,3 +81,26 @@ func (d Dirs) Ensure() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Down returns the directories from stop down to start, outermost first, so
+// that nearer files can override farther ones. When stop is empty or not an
+// ancestor of start, only start is returned.
+func Down(start, stop string) []string {
+	start = filepath.Clean(start)
+	var up []string
+	for dir := start; ; {
+		up = append(up, dir)
+		if stop == "" || dir == filepath.Clean(stop) {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return []string{start}
+		}
+		dir = parent
+	}
+	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
+		up[i], up[j] = up[j], up[i]
+	}
+	return up
+}

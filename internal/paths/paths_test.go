@@ -2,6 +2,7 @@ package paths
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -40,5 +41,24 @@ func TestResolve(t *testing.T) {
 				t.Fatalf("Database() = %s", got.Database())
 			}
 		})
+	}
+}
+
+func TestDown(t *testing.T) {
+	tests := []struct {
+		start, stop string
+		want        []string
+	}{
+		{"/a/b/c", "/a", []string{"/a", "/a/b", "/a/b/c"}},
+		{"/a/b/c/", "/a/b", []string{"/a/b", "/a/b/c"}},
+		{"/a/b", "/a/b", []string{"/a/b"}},
+		{"/a/b", "", []string{"/a/b"}},
+		{"/a/b", "/x", []string{"/a/b"}},
+		{"/a/b/", "/a/", []string{"/a", "/a/b"}},
+	}
+	for _, tt := range tests {
+		if got := Down(tt.start, tt.stop); !slices.Equal(got, tt.want) {
+			t.Errorf("Down(%q, %q) = %q, want %q", tt.start, tt.stop, got, tt.want)
+		}
 	}
 }

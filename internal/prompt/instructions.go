@@ -102,7 +102,7 @@ func (b *Builder) sources() []source {
 // projectFileNames that exists in some directory from the worktree root down to the working
 // directory, outermost first.
 func (b *Builder) projectFiles() []string {
-	levels := down(b.opts.Dir, b.opts.Worktree)
+	levels := paths.Down(b.opts.Dir, b.opts.Worktree)
 	for _, name := range projectFileNames() {
 		if b.opts.NoClaude && name == "CLAUDE.md" {
 			continue
@@ -133,7 +133,7 @@ func (b *Builder) expand(entry string) []string {
 	if filepath.IsAbs(entry) {
 		bases = []string{entry}
 	} else {
-		for _, dir := range down(b.opts.Dir, b.opts.Worktree) {
+		for _, dir := range paths.Down(b.opts.Dir, b.opts.Worktree) {
 			bases = append(bases, filepath.Join(dir, entry))
 		}
 	}
@@ -312,27 +312,4 @@ func realPath(p string) string {
 		return r
 	}
 	return filepath.Clean(p)
-}
-
-// down returns the directories from stop down to start, outermost first;
-// only start when stop is empty or not an ancestor of start.
-func down(start, stop string) []string {
-	start = filepath.Clean(start)
-	var up []string
-	for dir := start; ; {
-		up = append(up, dir)
-		if stop == "" || dir == filepath.Clean(stop) {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			up = []string{start}
-			break
-		}
-		dir = parent
-	}
-	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
-		up[i], up[j] = up[j], up[i]
-	}
-	return up
 }

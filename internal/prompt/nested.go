@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codeloop/codeloop/internal/paths"
 	"github.com/codeloop/codeloop/internal/tool"
 )
 
@@ -76,7 +77,7 @@ func (n *Nested) Instructions(ctx context.Context, call *tool.Call, filePath str
 		start = filePath
 	}
 	var levels []string
-	for _, d := range down(start, root) {
+	for _, d := range paths.Down(start, root) {
 		if !within(dir, d) { // d is not the working directory or above it
 			levels = append(levels, d)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/codeloop/codeloop/internal/frontmatter"
+	"github.com/codeloop/codeloop/internal/paths"
 )
 
 // FileName is the name of the file that defines a skill.
@@ -185,7 +186,7 @@ type Options struct {
 //  4. the config's skills.paths
 func (o Options) Roots() []string {
 	var roots []string
-	levels := down(o.Dir, o.Worktree)
+	levels := paths.Down(o.Dir, o.Worktree)
 	if !o.NoExternal {
 		var external []string
 		if !o.NoClaude {
@@ -230,30 +231,6 @@ func (o Options) resolve(p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(o.Dir, p)
-}
-
-// down returns the directories from stop down to start, outermost first.
-// When stop is not an ancestor of start (or is empty), only start is
-// returned.
-func down(start, stop string) []string {
-	start = filepath.Clean(start)
-	var up []string
-	for dir := start; ; {
-		up = append(up, dir)
-		if stop == "" || dir == filepath.Clean(stop) {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			up = []string{start}
-			break
-		}
-		dir = parent
-	}
-	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
-		up[i], up[j] = up[j], up[i]
-	}
-	return up
 }
 
 // Set is the skills found, by name.

@@ -215,21 +215,3 @@ func TestForModelAndCommands(t *testing.T) {
 		}
 	}
 }
-
-func TestDown(t *testing.T) {
-	tests := []struct {
-		start, stop string
-		want        []string
-	}{
-		{"/a/b/c", "/a", []string{"/a", "/a/b", "/a/b/c"}},
-		{"/a/b", "/a/b", []string{"/a/b"}},
-		{"/a/b", "", []string{"/a/b"}},
-		{"/a/b", "/x", []string{"/a/b"}},
-		{"/a/b/", "/a/", []string{"/a", "/a/b"}},
-	}
-	for _, tt := range tests {
-		if got := down(tt.start, tt.stop); !slices.Equal(got, tt.want) {
-			t.Errorf("down(%q, %q) = %v, want %v", tt.start, tt.stop, got, tt.want)
-		}
-	}
-}
