@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/codeloop/codeloop/internal/permission"
 )
 
 type editParams struct {
@@ -30,53 +28,29 @@ func runEdit(ctx context.Context, env Env, locks *fileLocks, call *Call, p editP
 	if p.OldString == p.NewString {
 		return nil, &EditError{"No changes to apply: oldString and newString are identical."}
 	}
-	path := absPath(baseDir(call), p.FilePath)
-	if err := askExternal(ctx, call, target{path: path}); err != nil {
-		return nil, err
-	}
-	unlock, err := locks.lock(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
-	old, existed, err := readExisting(path)
-	if err != nil {
-		return nil, err
-	}
-	var updated, strategy string
-	if p.OldString == "" {
-		if existed {
-			return nil, &EditError{fmt.Sprintf("Cannot create %s: the file already exists. Give oldString to change part of it, or use the write tool to replace it whole.", path)}
+	var strategy string
+	ch, err := changeFile(ctx, env, locks, call, p.FilePath, func(path, old string, existed bool) (string, error) {
+		if p.OldString == "" {
+			if existed {
+				return "", &EditError{fmt.Sprintf("Cannot create %s: the file already exists. Give oldString to change part of it, or use the write tool to replace it whole.", path)}
+			}
+			return p.NewString, nil
 		}
-		updated = p.NewString
-	} else {
 		if !existed {
-			return nil, &EditError{fmt.Sprintf("File %s not found. To create it, call edit with an empty oldString or use the write tool.", path)}
+			return "", &EditError{fmt.Sprintf("File %s not found. To create it, call edit with an empty oldString or use the write tool.", path)}
 		}
-		updated, strategy, err = editContent(old, p.OldString, p.NewString, p.ReplaceAll)
-		if err != nil {
-			return nil, err
-		}
-	}
-	diff := unifiedDiff(path, old, updated)
-	if err := call.Ask(ctx, permission.Request{
-		Permission: "edit",
-		Patterns:   []string{relPath(call, path)},
-		Always:     []string{"*"},
-		Metadata:   map[string]any{"filepath": path, "diff": diff},
-	}); err != nil {
+		updated, s, err := editContent(old, p.OldString, p.NewString, p.ReplaceAll)
+		strategy = s
+		return updated, err
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(path, updated); err != nil {
-		return nil, err
-	}
-	publishEdited(ctx, env, call, path)
-	meta := map[string]any{"filepath": path, "diff": diff, "filediff": fileDiff(path, diff)}
+	meta := map[string]any{"filepath": ch.path, "diff": ch.diff, "filediff": fileDiff(ch.path, ch.diff)}
 	if strategy != "" {
 		meta["strategy"] = strategy
 	}
-	return &Result{Title: relPath(call, path), Output: "Edit applied successfully.", Metadata: meta}, nil
+	return &Result{Title: relPath(call, ch.path), Output: "Edit applied successfully.", Metadata: meta}, nil
 }
 
 // editContent applies one edit to a file's content, keeping the file's

@@ -26,49 +26,74 @@ func newWrite(env Env, locks *fileLocks) Tool {
 		Description: describe("write"),
 		Truncate:    env.Truncator,
 		Run: func(ctx context.Context, call *Call, p writeParams) (*Result, error) {
-			path := absPath(baseDir(call), p.FilePath)
-			if err := askExternal(ctx, call, target{path: path}); err != nil {
-				return nil, err
-			}
-			unlock, err := locks.lock(ctx, path)
+			ch, err := changeFile(ctx, env, locks, call, p.FilePath, func(_, old string, _ bool) (string, error) {
+				if strings.HasPrefix(old, bom) && !strings.HasPrefix(p.Content, bom) {
+					return bom + p.Content, nil
+				}
+				return p.Content, nil
+			})
 			if err != nil {
 				return nil, err
 			}
-			defer unlock()
-
-			old, existed, err := readExisting(path)
-			if err != nil {
-				return nil, err
-			}
-			content := p.Content
-			if strings.HasPrefix(old, bom) && !strings.HasPrefix(content, bom) {
-				content = bom + content
-			}
-			diff := unifiedDiff(path, old, content)
-			if err := call.Ask(ctx, permission.Request{
-				Permission: "edit",
-				Patterns:   []string{relPath(call, path)},
-				Always:     []string{"*"},
-				Metadata:   map[string]any{"filepath": path, "diff": diff},
-			}); err != nil {
-				return nil, err
-			}
-			if err := writeFile(path, content); err != nil {
-				return nil, err
-			}
-			publishEdited(ctx, env, call, path)
 			return &Result{
-				Title:  relPath(call, path),
+				Title:  relPath(call, ch.path),
 				Output: "Wrote file successfully.",
 				Metadata: map[string]any{
-					"filepath": path,
-					"exists":   existed,
-					"diff":     diff,
-					"filediff": fileDiff(path, diff),
+					"filepath": ch.path,
+					"exists":   ch.existed,
+					"diff":     ch.diff,
+					"filediff": fileDiff(ch.path, ch.diff),
 				},
 			}, nil
 		},
 	})
+}
+
+// fileChange is what changeFile did.
+type fileChange struct {
+	path    string // absolute
+	existed bool
+	diff    string
+}
+
+// changeFile is how write and edit change a file: it resolves filePath
+// against the call's directory, asks external_directory permission when it
+// lies outside the project, locks the file, reads what it holds, computes
+// the new content with change (given the absolute path), asks edit permission showing the diff,
+// writes the file and publishes file.edited.
+func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, filePath string,
+	change func(path, old string, existed bool) (string, error)) (fileChange, error) {
+	path := absPath(baseDir(call), filePath)
+	if err := askExternal(ctx, call, target{path: path}); err != nil {
+		return fileChange{}, err
+	}
+	unlock, err := locks.lock(ctx, path)
+	if err != nil {
+		return fileChange{}, err
+	}
+	defer unlock()
+	old, existed, err := readExisting(path)
+	if err != nil {
+		return fileChange{}, err
+	}
+	updated, err := change(path, old, existed)
+	if err != nil {
+		return fileChange{}, err
+	}
+	diff := unifiedDiff(path, old, updated)
+	if err := call.Ask(ctx, permission.Request{
+		Permission: "edit",
+		Patterns:   []string{relPath(call, path)},
+		Always:     []string{"*"},
+		Metadata:   map[string]any{"filepath": path, "diff": diff},
+	}); err != nil {
+		return fileChange{}, err
+	}
+	if err := writeFile(path, updated); err != nil {
+		return fileChange{}, err
+	}
+	publishEdited(ctx, env, call, path)
+	return fileChange{path: path, existed: existed, diff: diff}, nil
 }
 
 // readExisting returns the content of path, or "" and false when there is
