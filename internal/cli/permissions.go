@@ -54,10 +54,7 @@ not affected.`,
 		Short: "List saved approvals (all, or those of one scope)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "table" && format != "json" {
-				return &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want table or json", format)}
-			}
-			a, err := e.openData(cmd.Context())
+			a, err := e.openListing(cmd.Context(), format)
 			if err != nil {
 				return err
 			}

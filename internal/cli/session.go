@@ -29,6 +29,15 @@ func (e *env) openData(ctx context.Context) (*app.Data, error) {
 	return app.OpenData(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version})
 }
 
+// openListing checks a listing command's --format and opens the project's
+// data.
+func (e *env) openListing(ctx context.Context, format string) (*app.Data, error) {
+	if format != "table" && format != "json" {
+		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want table or json", format)}
+	}
+	return e.openData(ctx)
+}
+
 func newSessionCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "session", Short: "List and delete sessions"}
 	var format string
@@ -38,10 +47,7 @@ func newSessionCmd(e *env) *cobra.Command {
 		Short: "List this project's sessions, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "table" && format != "json" {
-				return &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want table or json", format)}
-			}
-			a, err := e.openData(cmd.Context())
+			a, err := e.openListing(cmd.Context(), format)
 			if err != nil {
 				return err
 			}
