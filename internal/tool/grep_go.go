@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -22,7 +21,7 @@ func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
 		quick = nil
 	}
 	if q.file {
-		data, err := os.ReadFile(q.root)
+		data, err := readRegular(q.root)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +77,7 @@ func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
 // buf (grown as needed and returned for reuse). Files with a NUL byte are
 // binary and skipped, as ripgrep skips them.
 func (q *grepQuery) searchFileBuf(path string, quick *regexp.Regexp, buf []byte) ([]grepMatch, []byte, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, buf, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -107,7 +106,7 @@ func (pl *patchPlan) current(path string) (planFile, error) {
 	if info.IsDir() {
 		return planFile{}, patchErrorf("%s is a directory, not a file", path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if err != nil {
 		return planFile{}, patchErrorf("cannot read %s: %v", path, err)
 	}
@@ -147,31 +146,46 @@ func (pl *patchPlan) targets() []string {
 
 // write carries out the plan: every file that must exist is written (parent
 // directories created), every file that must not is removed. Directories
-// left empty stay.
+// left empty stay. New contents are all staged beside their files first, so
+// a write that fails (a full disk) changes nothing; each file is then
+// replaced by a rename, whole.
 func (pl *patchPlan) write() error {
-	for _, p := range pl.targets() {
-		f := pl.files[p]
-		if f.exists {
-			continue
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", p, err)
-		}
-	}
+	var staged []*stagedFile
 	for _, p := range pl.targets() {
 		f := pl.files[p]
 		if !f.exists {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("creating the directory of %s: %w", p, err)
-		}
 		mode := f.mode
 		if mode == 0 {
 			mode = 0o644
 		}
-		if err := os.WriteFile(p, []byte(f.content), mode); err != nil {
-			return fmt.Errorf("writing %s: %w", p, err)
+		s, err := stageFile(p, []byte(f.content), mode)
+		if err != nil {
+			for _, s := range staged {
+				s.discard()
+			}
+			return err
+		}
+		staged = append(staged, s)
+	}
+	for _, p := range pl.targets() {
+		if pl.files[p].exists {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			for _, s := range staged {
+				s.discard()
+			}
+			return fmt.Errorf("removing %s: %w", p, err)
+		}
+	}
+	for i, s := range staged {
+		if err := s.commit(); err != nil {
+			for _, rest := range staged[i+1:] {
+				rest.discard()
+			}
+			return err
 		}
 	}
 	return nil

@@ -69,6 +69,9 @@ func runRead(ctx context.Context, env Env, call *Call, p readParams) (*Result, e
 		}
 		return nil, fmt.Errorf("reading %s: %w", path, statErr)
 	}
+	if err := checkRegular(path, info); err != nil {
+		return nil, err
+	}
 	offset, limit := max(p.Offset, 1), p.Limit
 	if limit <= 0 {
 		limit = ReadDefaultLimit
@@ -78,7 +81,7 @@ func runRead(ctx context.Context, env Env, call *Call, p readParams) (*Result, e
 		return readDir(path, title, offset, limit)
 	}
 	if mime := attachmentMime(path); mime != "" {
-		data, err := os.ReadFile(path)
+		data, err := readRegular(path)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
@@ -242,7 +245,7 @@ func isBinaryFile(path string) (bool, error) {
 	if binaryExt(filepath.Ext(path)) {
 		return true, nil
 	}
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return false, err
 	}
@@ -282,7 +285,7 @@ type fileText struct {
 // within ReadMaxBytes, and counts the file's lines. CRLF counts as one line
 // break; a UTF-8 byte order mark is not shown.
 func readLines(path string, offset, limit int) (fileText, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return fileText{}, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/bus"
@@ -109,27 +108,17 @@ func readExisting(path string) (string, bool, error) {
 	if info.IsDir() {
 		return "", false, fmt.Errorf("path is a directory, not a file: %s", path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if err != nil {
 		return "", false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return string(b), true, nil
 }
 
-// writeFile writes content to path in place (keeping its mode and links),
-// creating missing parent directories.
+// writeFile replaces path's content atomically (keeping its mode, owner
+// and links), creating missing parent directories.
 func writeFile(path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("creating the directory of %s: %w", path, err)
-	}
-	mode := fs.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return writeAtomic(path, []byte(content), 0o644)
 }
 
 // publishEdited tells the bus that a tool changed path.
