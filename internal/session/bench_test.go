@@ -79,8 +79,8 @@ func BenchmarkProcessorDeltas(b *testing.B) {
 		p := eng.newProcessor(ctx, info)
 		retries := 0
 		p.provider, p.agent, p.retries = provider, BuildAgent(), &retries
-		if out := p.process(ctx, &llm.Request{}); out != outContinue {
-			b.Fatalf("outcome %v", out)
+		if out, err := p.process(ctx, &llm.Request{}); out != outContinue || err != nil {
+			b.Fatalf("outcome %v, %v", out, err)
 		}
 	}
 	b.StopTimer()

@@ -180,7 +180,10 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 		p.tools[t.ID()] = t
 	}
 	p.turn = turnCalls(msgs, user.Info.ID)
-	out := p.process(ctx, req)
+	out, err := p.process(ctx, req)
+	if err != nil {
+		return outStop, err
+	}
 	if lastStep && out == outContinue {
 		out = outStop // the agent has used all its steps
 	}

@@ -70,8 +70,17 @@ func (e *Engine) newProcessor(ctx context.Context, info *message.Info) *processo
 func (p *processor) now() int64 { return p.e.cfg.Now().UnixMilli() }
 
 // process streams req until the step ends, retrying transient failures, and
-// says what the loop should do next.
-func (p *processor) process(ctx context.Context, req *llm.Request) outcome {
+// says what the loop should do next. The error is a write to the store that
+// failed: the loop must end, since nothing more it does could be saved.
+func (p *processor) process(ctx context.Context, req *llm.Request) (outcome, error) {
+	out := p.steps(ctx, req)
+	if err := p.w.failure(); err != nil {
+		return outStop, err
+	}
+	return out, nil
+}
+
+func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 	defer p.w.close()
 	snapshot := p.track(ctx)
 	p.w.mu.Lock()
@@ -83,6 +92,10 @@ func (p *processor) process(ctx context.Context, req *llm.Request) outcome {
 	for {
 		fail := p.stream(ctx, req)
 		p.closeBlocks()
+		if p.w.failure() != nil {
+			p.toolsDone.Wait()
+			return outStop
+		}
 		if ctx.Err() != nil {
 			p.abort()
 			return outStop
@@ -334,6 +347,9 @@ func (p *processor) track(ctx context.Context) string {
 // finishStep records the step's end once its tools are done.
 func (p *processor) finishStep(ctx context.Context, snapshot string) outcome {
 	p.toolsDone.Wait()
+	if p.w.failure() != nil {
+		return outStop
+	}
 	if ctx.Err() != nil {
 		p.abort()
 		return outStop

@@ -94,7 +94,11 @@ func (c *compaction) run(ctx context.Context) (bool, error) {
 	p.provider, p.model, p.agent, p.summary = provider, model, agent, true
 	retries := 0
 	p.retries = &retries
-	if out := p.process(ctx, req); out == outStop || ctx.Err() != nil {
+	out, err := p.process(ctx, req)
+	if err != nil {
+		return true, err
+	}
+	if out == outStop || ctx.Err() != nil {
 		return true, nil
 	}
 	if replay != nil {

@@ -135,6 +135,13 @@ func (p *processor) toolCall(ctx context.Context, callID, name, input string) {
 	p.e.wg.Add(1)
 	p.w.mu.Unlock()
 	p.w.flush(true)
+	if p.w.failure() != nil {
+		// The call could not be recorded: running it would change the
+		// project with nothing saved to say so.
+		p.toolsDone.Done()
+		p.e.wg.Done()
+		return
+	}
 	go p.runTool(ctx, part, t, callInput, doom)
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +38,8 @@ type writer struct {
 	timerWG sync.WaitGroup
 	closed  bool
 
-	infoStored bool // the message row exists; guarded by writeMu
+	infoStored bool  // the message row exists; guarded by writeMu
+	failed     error // the first write that failed; guarded by writeMu
 }
 
 func newWriter(ctx context.Context, s *Sessions, b *bus.Bus, interval time.Duration, info *message.Info, log func(string, ...any)) *writer {
@@ -150,6 +152,7 @@ func (w *writer) flush(publish bool) {
 	for _, e := range parts {
 		if err := w.sessions.putPartData(w.ctx, e.part.Base(), e.data); err != nil {
 			w.log("saving a part", "part", e.part.Base().ID, "err", err)
+			w.fail(err)
 			continue
 		}
 		_, isTool := e.part.(*message.ToolPart)
@@ -168,9 +171,26 @@ func (w *writer) flush(publish bool) {
 func (w *writer) putInfo(info *message.Info) {
 	if err := w.sessions.PutMessage(w.ctx, *info); err != nil {
 		w.log("saving a message", "message", info.ID, "err", err)
+		w.fail(err)
 		return
 	}
 	w.infoStored = true
+}
+
+// fail records the first failed write; the caller holds writeMu.
+func (w *writer) fail(err error) {
+	if w.failed == nil {
+		w.failed = fmt.Errorf("saving the session: %w", err)
+	}
+}
+
+// failure returns the first write that failed, if one did. A step whose
+// parts cannot be saved must end: its tool results would be lost and the
+// model asked the same again.
+func (w *writer) failure() error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	return w.failed
 }
 
 // emitDelta publishes a text delta at once; it never blocks.

@@ -72,7 +72,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		// Each connection to :memory: is its own database; keep one.
 		db.SetMaxOpenConns(1)
 	}
-	s := &Store{db: db, path: path, q: q{db}}
+	s := &Store{db: db, path: path, q: q{checked{db, path}}}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -178,15 +178,15 @@ func (s *Store) migrate(ctx context.Context) error {
 func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("beginning a transaction: %w", err)
+		return classify(s.path, fmt.Errorf("beginning a transaction: %w", err))
 	}
-	tx := &Tx{tx: sqlTx, q: q{sqlTx}}
+	tx := &Tx{tx: sqlTx, q: q{checked{sqlTx, s.path}}}
 	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("committing: %w", err)
+		return classify(s.path, fmt.Errorf("committing: %w", err))
 	}
 	return nil
 }
