@@ -229,6 +229,12 @@ wait:
 			drained = true
 		}
 	}
+	if !interrupted && loopErr == nil {
+		// Another process may have answered while this one waited.
+		if msgs, err := a.Sessions.Messages(context.WithoutCancel(ctx), sess.ID); err == nil {
+			out.catchUp(msgs)
+		}
+	}
 	out.finish()
 	out.flushStdout()
 	switch {

@@ -102,6 +102,8 @@ func (o *runOutput) event(ev bus.Event) {
 		o.part(p.Part)
 	case session.ErrorEvent:
 		o.error(p.Error)
+	case session.StatusEvent:
+		o.status(p.Status)
 	case permission.Request:
 		o.asked[p.ID] = p
 	case permission.Replied:
@@ -197,3 +199,39 @@ func (o *runOutput) error(e *message.Error) {
 }
 
 func (o *runOutput) finish() { o.endLine() }
+
+// status reports on standard error (or as a status event in JSON) what
+// the session waits for: a retry of the model request, or another process
+// answering the session.
+func (o *runOutput) status(s session.Status) {
+	var msg string
+	switch {
+	case s.Type == session.StatusRetry:
+		wait := time.Until(time.UnixMilli(s.Next)).Round(time.Second)
+		msg = fmt.Sprintf("retrying in %s (attempt %d/%d): %s", max(wait, 0), s.Attempt, s.Max, s.Message)
+	case s.Type == session.StatusBusy && s.Message != "":
+		msg = s.Message
+	default:
+		return
+	}
+	if o.json {
+		o.emit("status", map[string]any{"status": s, "message": msg})
+		return
+	}
+	o.endLine()
+	o.flushStdout()
+	fmt.Fprintln(o.stderr, o.paint("33", msg))
+}
+
+// catchUp reports the finished parts of msgs that this run has not seen
+// as events: those another process wrote while answering the session.
+func (o *runOutput) catchUp(msgs []message.Message) {
+	for _, m := range msgs {
+		if m.Info.ID < o.since {
+			continue
+		}
+		for _, p := range m.Parts {
+			o.part(p)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -238,9 +239,21 @@ func (e *Engine) run(r *runner) {
 	if r.prev != nil {
 		<-r.prev.done
 	}
+	// One process at a time runs a session's loop. Another one answering
+	// it will see the message this process stored; once it is done, this
+	// loop finds the message answered, or answers it.
+	lock, lockErr := e.sessions.lockLoop(r.ctx, r.sessionID, func(pid int) {
+		e.setStatus(r.sessionID, Status{Type: StatusBusy, Message: waitingMessage(pid)})
+	})
 	st := &loopState{}
 	for {
-		err := e.loop(r.ctx, r.sessionID, st)
+		err := lockErr
+		if err == nil {
+			err = e.loop(r.ctx, r.sessionID, st)
+		}
+		if errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
+			err = nil // an abort while waiting for the lock
+		}
 		if err == nil && r.ctx.Err() == nil {
 			if perr := e.prune(r.ctx, r.sessionID); perr != nil {
 				e.cfg.Log.Warn("pruning old tool output", "session", r.sessionID, "err", perr)
@@ -265,10 +278,21 @@ func (e *Engine) run(r *runner) {
 		if last {
 			e.setStatus(r.sessionID, Status{Type: StatusIdle})
 		}
+		lock.Release()
 		r.cancel()
 		close(r.done)
 		return
 	}
+}
+
+// waitingMessage is the status message while another process answers the
+// session.
+func waitingMessage(pid int) string {
+	who := "another codeloop process"
+	if pid > 0 {
+		who = fmt.Sprintf("codeloop process %d", pid)
+	}
+	return who + " is answering this session; your message is queued and answered when it is done"
 }
 
 // createUserMessage stores the user's message with its parts.

@@ -68,11 +68,13 @@ const (
 	StatusRetry StatusType = "retry"
 )
 
-// Status is a session's status. Attempt, Message and Next (Unix
-// milliseconds of the next attempt) are set while retrying.
+// Status is a session's status. Attempt, Max (the attempts allowed),
+// Message and Next (Unix milliseconds of the next attempt) are set while
+// retrying; Message alone, while busy, says what the session waits for.
 type Status struct {
 	Type    StatusType `json:"type"`
 	Attempt int        `json:"attempt,omitempty"`
+	Max     int        `json:"max,omitempty"`
 	Message string     `json:"message,omitempty"`
 	Next    int64      `json:"next,omitempty"`
 }

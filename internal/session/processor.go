@@ -481,7 +481,7 @@ func (p *processor) sleepRetry(ctx context.Context, fail *llm.Error) bool {
 		Attempt: attempt, Error: *me, Time: message.RetryTime{Created: p.now()}})
 	p.w.mu.Unlock()
 	p.w.flush(true)
-	p.e.setStatus(p.w.info.SessionID, Status{Type: StatusRetry, Attempt: attempt, Message: me.Error(), Next: next.UnixMilli()})
+	p.e.setStatus(p.w.info.SessionID, Status{Type: StatusRetry, Attempt: attempt, Max: p.e.cfg.MaxRetries, Message: me.Error(), Next: next.UnixMilli()})
 	p.e.cfg.Log.Info("retrying", "session", p.w.info.SessionID, "attempt", attempt, "delay", delay, "err", fail)
 	t := time.NewTimer(delay)
 	defer t.Stop()

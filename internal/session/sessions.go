@@ -35,6 +35,12 @@ func NewSessions(st *store.Store, b *bus.Bus, version string) *Sessions {
 	return &Sessions{store: st, bus: b, version: version, now: time.Now}
 }
 
+// lockLoop takes the cross-process lock of the session's loop, calling
+// waiting with the holder's process id if another process has it.
+func (s *Sessions) lockLoop(ctx context.Context, sessionID string, waiting func(pid int)) (*store.SessionLock, error) {
+	return s.store.LockSession(ctx, sessionID, waiting)
+}
+
 func (s *Sessions) publish(ctx context.Context, typ, sessionID string, props any) {
 	if s.bus != nil {
 		s.bus.Publish(ctx, bus.Event{Type: typ, SessionID: sessionID, Properties: props})
