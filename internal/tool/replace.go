@@ -2,7 +2,6 @@ package tool
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -280,6 +279,53 @@ func levenshtein(a, b string) int {
 
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// wordRuns returns the non-overlapping spans of s, leftmost first, where
+// words appear in order separated by runs of ASCII white space, as the
+// pattern word1\s+word2… would match. It works on bytes, so text that is
+// not valid UTF-8 is searched like any other.
+func wordRuns(s string, words []string) []span {
+	if len(words) == 0 || words[0] == "" {
+		return nil
+	}
+	var out []span
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], words[0])
+		if j < 0 {
+			break
+		}
+		start := i + j
+		if end, ok := matchRun(s, start+len(words[0]), words[1:]); ok {
+			out = append(out, span{start, end})
+			i = max(end, start+1)
+			continue
+		}
+		i = start + 1
+	}
+	return out
+}
+
+// matchRun matches whitespace then each of words at s[pos:], returning
+// where the match ends.
+func matchRun(s string, pos int, words []string) (int, bool) {
+	for _, w := range words {
+		n := pos
+		for n < len(s) && asciiSpace(s[n]) {
+			n++
+		}
+		if n == pos || !strings.HasPrefix(s[n:], w) {
+			return 0, false
+		}
+		pos = n + len(w)
+	}
+	return pos, true
+}
+
+// asciiSpace reports whether b is white space as \s means it in Go's
+// regular expressions.
+func asciiSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r'
+}
+
 // whitespaceNormalizedSpans finds oldString with every run of whitespace
 // treated as one space: inside a single line, or as a block of lines.
 func whitespaceNormalizedSpans(content, find string) []span {
@@ -292,11 +338,6 @@ func whitespaceNormalizedSpans(content, find string) []span {
 	fl := findLines(find)
 	if len(fl) == 1 {
 		words := strings.Fields(find)
-		quoted := make([]string, len(words))
-		for i, w := range words {
-			quoted[i] = regexp.QuoteMeta(w)
-		}
-		re := regexp.MustCompile(strings.Join(quoted, `\s+`))
 		for _, l := range ls {
 			norm := normalizeSpace(l.text)
 			if norm == want {
@@ -304,8 +345,8 @@ func whitespaceNormalizedSpans(content, find string) []span {
 				continue
 			}
 			if strings.Contains(norm, want) {
-				for _, m := range re.FindAllStringIndex(l.text, -1) {
-					out = append(out, span{l.start + m[0], l.start + m[1]})
+				for _, m := range wordRuns(l.text, words) {
+					out = append(out, span{l.start + m.start, l.start + m.end})
 				}
 			}
 		}
