@@ -45,20 +45,25 @@ const (
 	mask48      = 1<<48 - 1
 )
 
-// last is the most recent time-and-counter value handed out. It is the
-// package's only state: like a monotonic clock it must be shared by the whole
-// process, or two callers could be given identifiers out of order.
-var last atomic.Uint64
+// clock hands out time-and-counter values, each greater than the last.
+type clock struct {
+	last atomic.Uint64 // the most recent value handed out
+}
 
-// next returns a 48-bit value greater than every value returned before in
-// this process: the current millisecond shifted left by the counter bits, or
-// one more than the previous value when the clock has not moved on.
-func next(now time.Time) uint64 {
+// process is the package's only state: like a monotonic clock it must be
+// shared by the whole process, or two callers could be given identifiers
+// out of order.
+var process clock
+
+// next returns a 48-bit value greater than every value the clock returned
+// before: the current millisecond shifted left by the counter bits, or one
+// more than the previous value when the time has not moved on.
+func (c *clock) next(now time.Time) uint64 {
 	want := uint64(now.UnixMilli()) << counterBits
 	for {
-		prev := last.Load()
+		prev := c.last.Load()
 		v := max(want, prev+1)
-		if last.CompareAndSwap(prev, v) {
+		if c.last.CompareAndSwap(prev, v) {
 			return v & mask48
 		}
 	}
@@ -66,12 +71,12 @@ func next(now time.Time) uint64 {
 
 // Ascending returns a new identifier that sorts after every identifier made
 // before it in this process.
-func Ascending(p Prefix) string { return format(p, next(time.Now()), false) }
+func Ascending(p Prefix) string { return format(p, process.next(time.Now()), false) }
 
 // Descending returns a new identifier that sorts before every identifier made
 // before it in this process, so that a plain ascending sort lists the newest
 // first.
-func Descending(p Prefix) string { return format(p, next(time.Now()), true) }
+func Descending(p Prefix) string { return format(p, process.next(time.Now()), true) }
 
 func format(p Prefix, v uint64, descending bool) string {
 	if descending {
