@@ -15,9 +15,22 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run executes codeloop with args and returns the process exit status.
+// run executes codeloop with args and returns the process exit status. An
+// interrupt or a termination signal cancels the command's context with the
+// signal as its cause, so the command can save its work and exit with the
+// status shells expect.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(&cli.SignalError{Signal: s})
+		case <-ctx.Done():
+		}
+	}()
 	return cli.Run(ctx, args, stdin, stdout, stderr)
 }

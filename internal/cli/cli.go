@@ -84,7 +84,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ec.code
 	}
 	if ctx.Err() != nil {
-		return exitInterrupted
+		return interruptedCode(ctx)
 	}
 	fmt.Fprintf(stderr, "Error: %v\n", err)
 	if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "unknown flag") ||

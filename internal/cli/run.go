@@ -40,7 +40,8 @@ func newRunCmd(e *env) *cobra.Command {
 		Long: "Run one prompt without the interface and print the answer as it streams.\n" +
 			"Text piped on standard input is appended to the message. Permission requests are\n" +
 			"rejected unless --auto is given. The exit status is 0 on success, 1 when the\n" +
-			"session ends with an error and 130 when interrupted.",
+			"session ends with an error, 130 when interrupted (SIGINT) and 143 when\n" +
+			"terminated (SIGTERM); in --format json the last event is then \"cancelled\".",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.run(cmd.Context(), args, o)
 		},
@@ -239,7 +240,11 @@ wait:
 	out.flushStdout()
 	switch {
 	case interrupted:
-		return &exitCodeError{code: exitInterrupted}
+		if o.format == "json" {
+			out.emit("cancelled", map[string]any{"signal": signalName(ctx)})
+			out.flushStdout()
+		}
+		return &exitCodeError{code: interruptedCode(ctx)}
 	case loopErr != nil:
 		if !out.failed { // the loop's own error event may have said it already
 			out.error(message.FromError(loopErr))
