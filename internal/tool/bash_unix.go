@@ -8,9 +8,11 @@ import (
 )
 
 // ownProcessGroup starts cmd in a process group of its own, so that
-// everything it starts can be signalled at once.
+// everything it starts can be signalled at once, and, on Linux, so that it
+// dies with codeloop.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // signalGroup sends SIGTERM (or SIGKILL when hard) to cmd's process group.
