@@ -136,6 +136,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		NoClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_PROMPT"), Log: opts.Log,
 	})
 	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
+	a.cleanOutputs(truncator.Dir)
 	if !opts.NoMCP && len(cfg.MCP) > 0 {
 		mopts := mcp.Options{Dir: dir, Bus: a.Bus, Logger: opts.Log,
 			Auth: mcp.NewAuthStore(opts.Dirs.MCPAuth()), ClientVersion: opts.Version, Truncate: truncator}
@@ -216,6 +217,22 @@ func (a *App) Close() error {
 	}
 	a.closers = nil
 	return errors.Join(errs...)
+}
+
+// cleanOutputs removes saved tool outputs past their retention, at once
+// in the background and then hourly; Close stops it and waits.
+func (a *App) cleanOutputs(dir string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tool.Cleanup(ctx, dir, tool.OutputRetention)
+	}()
+	a.closers = append(a.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
 }
 
 // refreshCatalog fetches a stale cached model catalog in the background

@@ -224,19 +224,19 @@ func Sweep(dir string, maxAge time.Duration, now time.Time) (int, error) {
 // CleanupInterval is how often Cleanup sweeps.
 const CleanupInterval = time.Hour
 
-// Cleanup sweeps dir once a minute after it starts and then every
-// CleanupInterval, removing outputs older than maxAge, until ctx is done.
-// The caller runs it on a goroutine it owns and stops it by cancelling ctx.
+// Cleanup sweeps dir when it starts and then every CleanupInterval,
+// removing outputs older than maxAge, until ctx is done. The caller runs it
+// on a goroutine it owns and stops it by cancelling ctx.
 func Cleanup(ctx context.Context, dir string, maxAge time.Duration) {
-	timer := time.NewTimer(time.Minute)
+	timer := time.NewTimer(CleanupInterval)
 	defer timer.Stop()
 	for {
+		_, _ = Sweep(dir, maxAge, time.Now()) // best effort; retried next round
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
 		}
-		_, _ = Sweep(dir, maxAge, time.Now()) // best effort; retried next round
 		timer.Reset(CleanupInterval)
 	}
 }
