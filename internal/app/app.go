@@ -51,6 +51,8 @@ type Options struct {
 	NonInteractive bool
 	// NoMCP skips connecting MCP servers.
 	NoMCP bool
+	// ReadOnly opens the store for reading only (OpenData).
+	ReadOnly bool
 	// MCPWait is how long a session's first step waits for MCP servers
 	// still connecting (experimental.mcp_startup_wait, else
 	// mcp.DefaultStartupWait).

@@ -25,8 +25,10 @@ type Data struct {
 }
 
 // OpenData loads the config for opts.Dir, opens the store and identifies
-// the project, as Open does, and nothing else. Only Dir, Dirs, Getenv and
-// Version of opts are used. It writes nothing: SaveProject records the
+// the project, as Open does, and nothing else. Only Dir, Dirs, Getenv,
+// Version and ReadOnly of opts are used; with ReadOnly an existing
+// database is opened for reading only, so that listing works from a
+// read-only data directory. It writes nothing: SaveProject records the
 // project when a command adds to it.
 func OpenData(ctx context.Context, opts Options) (*Data, error) {
 	if opts.Getenv == nil {
@@ -40,9 +42,6 @@ func OpenData(ctx context.Context, opts Options) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.Dirs.Ensure(); err != nil {
-		return nil, err
-	}
 	dbPath := opts.Dirs.Database()
 	if v := firstEnv(opts.Getenv, "CODELOOP_DB", "OPENCODE_DB"); v != "" {
 		dbPath = v
@@ -50,7 +49,15 @@ func OpenData(ctx context.Context, opts Options) (*Data, error) {
 			dbPath = filepath.Join(opts.Dirs.Data, v)
 		}
 	}
-	st, err := store.Open(ctx, dbPath)
+	var st *store.Store
+	if opts.ReadOnly && exists(dbPath) {
+		st, err = store.OpenReadOnly(ctx, dbPath)
+	} else {
+		if err := opts.Dirs.Ensure(); err != nil {
+			return nil, err
+		}
+		st, err = store.Open(ctx, dbPath)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ func newExportCmd(e *env) *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			a, err := e.openData(ctx)
+			a, err := e.openReadData(ctx)
 			if err != nil {
 				return err
 			}

@@ -22,11 +22,21 @@ import (
 // directory, for commands that only read and write stored sessions and
 // approvals: no provider, model catalog, MCP server or engine is started.
 func (e *env) openData(ctx context.Context) (*app.Data, error) {
+	return e.openDataMode(ctx, false)
+}
+
+// openReadData is openData for commands that change nothing: the store is
+// opened read-only, so they work in a read-only data directory.
+func (e *env) openReadData(ctx context.Context) (*app.Data, error) {
+	return e.openDataMode(ctx, true)
+}
+
+func (e *env) openDataMode(ctx context.Context, readOnly bool) (*app.Data, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return app.OpenData(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version})
+	return app.OpenData(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, ReadOnly: readOnly})
 }
 
 // openListing checks a listing command's --format and opens the project's
@@ -35,7 +45,7 @@ func (e *env) openListing(ctx context.Context, format string) (*app.Data, error)
 	if format != "table" && format != "json" {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want table or json", format)}
 	}
-	return e.openData(ctx)
+	return e.openReadData(ctx)
 }
 
 func newSessionCmd(e *env) *cobra.Command {

@@ -13,21 +13,23 @@ const (
 	sqliteCorrupt  = 11
 	sqliteFull     = 13
 	sqliteReadOnly = 8
+	sqliteCantOpen = 14
 	sqliteNotADB   = 26
 )
 
-// WriteError is a write to the database that failed for a reason no retry
+// WriteError is a use of the database that failed for a reason no retry
 // fixes: the disk is full, a file-size limit is reached, the file is
 // read-only or damaged. Whoever writes the session must stop rather than
 // carry on with work it cannot save.
 type WriteError struct {
+	Op     string // "write to" or "open"
 	Path   string // the database file
 	Reason string // what went wrong, for people
 	Err    error  // SQLite's error
 }
 
 func (e *WriteError) Error() string {
-	return fmt.Sprintf("cannot write to the database %s: %s (%v)", e.Path, e.Reason, e.Err)
+	return fmt.Sprintf("cannot %s the database %s: %s (%v)", e.Op, e.Path, e.Reason, e.Err)
 }
 
 func (e *WriteError) Unwrap() error { return e.Err }
@@ -45,7 +47,10 @@ func sqliteCode(err error) int {
 // classify turns an error from writing the database at path into a
 // *WriteError when it is one no retry fixes, and returns it unchanged
 // otherwise.
-func classify(path string, err error) error {
+func classify(path string, err error) error { return classifyOp("write to", path, err) }
+
+// classifyOp is classify for an operation other than writing.
+func classifyOp(op, path string, err error) error {
 	if err == nil || path == ":memory:" {
 		return err
 	}
@@ -66,7 +71,7 @@ func classify(path string, err error) error {
 	default:
 		return err
 	}
-	return &WriteError{Path: path, Reason: reason, Err: err}
+	return &WriteError{Op: op, Path: path, Reason: reason, Err: err}
 }
 
 // checked is an execer whose writes report errors through classify.

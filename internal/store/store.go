@@ -75,9 +75,73 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{db: db, path: path, q: q{checked{db, path}}}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
+		return nil, classifyOp("open", path, err)
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens the existing database at path for reading only, for
+// commands that change nothing: it works in a read-only data directory,
+// applies no migration and takes no write lock. A database that needs a
+// migration is refused with an error that says so.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if path == ":memory:" {
+		return Open(ctx, path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
+	}
+	s, err := openRO(ctx, path, false)
+	if err == nil {
+		return s, nil
+	}
+	if c := sqliteCode(err); c == sqliteCantOpen || c == sqliteReadOnly {
+		// Without write access to the directory, SQLite cannot create the
+		// shared-memory file a WAL database needs; an immutable open
+		// reads the file as it is.
+		if s, err = openRO(ctx, path, true); err == nil {
+			return s, nil
+		}
+	}
+	return nil, classifyOp("open", path, err)
+}
+
+func openRO(ctx context.Context, path string, immutable bool) (*Store, error) {
+	v := url.Values{"_pragma": {fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()), "query_only(1)"}, "mode": {"ro"}}
+	if immutable {
+		v.Set("immutable", "1")
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+v.Encode())
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, path: path, q: q{checked{db, path}}}
+	if err := s.checkSchema(ctx); err != nil {
+		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkSchema makes sure a database opened read-only has the schema this
+// build knows.
+func (s *Store) checkSchema(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	var have int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&have); err != nil {
+		return err
+	}
+	switch {
+	case have > len(ms):
+		return &FutureSchemaError{Path: s.path, Have: have, Known: len(ms)}
+	case have < len(ms):
+		return fmt.Errorf("database %s was written by an older codeloop and must be upgraded, which needs write access: "+
+			"run any codeloop command that writes (such as codeloop run) where the data directory is writable", s.path)
+	}
+	return nil
 }
 
 func dataSource(path string) (string, error) {
