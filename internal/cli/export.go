@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -53,16 +54,28 @@ func newExportCmd(e *env) *cobra.Command {
 }
 
 func newImportCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "import <file>",
+	var replace bool
+	cmd := &cobra.Command{
+		Use:   "import <file|->",
 		Short: "Import a session exported by codeloop or OpenCode into this project",
-		Args:  cobra.ExactArgs(1),
+		Long: "Import a session exported by codeloop or OpenCode into this project (- reads standard input).\n" +
+			"An import never deletes: when a session with the same id exists, the import is stored as a\n" +
+			"new session with ids of its own, unless --replace is given.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			name := args[0]
+			var data []byte
+			var err error
+			if name == "-" {
+				name = "standard input"
+				data, err = io.ReadAll(e.stdin)
+			} else {
+				data, err = os.ReadFile(name)
+			}
 			if err != nil {
 				return err
 			}
-			exp, err := readExport(args[0], data)
+			exp, err := readExport(name, data)
 			if err != nil {
 				return err
 			}
@@ -75,14 +88,19 @@ func newImportCmd(e *env) *cobra.Command {
 			if err := a.SaveProject(ctx); err != nil {
 				return err
 			}
-			info, err := a.Sessions.Import(ctx, exp, a.ProjectID)
+			info, err := a.Sessions.Import(ctx, exp, session.ImportOptions{ProjectID: a.ProjectID, Replace: replace})
 			if err != nil {
 				return err
+			}
+			if info.ID != exp.Info.ID {
+				fmt.Fprintf(e.stderr, "Session %s already exists and was kept; the import is a new session (use --replace to overwrite it).\n", exp.Info.ID)
 			}
 			fmt.Fprintf(e.stdout, "Imported session %s (%d messages): %s\n", info.ID, len(exp.Messages), info.Title)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&replace, "replace", false, "replace a stored session with the same id")
+	return cmd
 }
 
 // readExport decodes a session export, the JSON that codeloop export and

@@ -61,3 +61,29 @@ func TestImport(t *testing.T) {
 		t.Errorf("sessions after the imports: %s", out)
 	}
 }
+
+// TestImportExisting imports a session that is still stored, from
+// standard input: the stored one is kept and the import becomes a new
+// session, unless --replace is given.
+func TestImportExisting(t *testing.T) {
+	_, project := agentProject(t, `{}`)
+	ids := makeSessions(t, project, 1)
+	code, exported, errOut := runCLI(t, "", "export", ids[0])
+	if code != 0 {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, exported, "import", "-")
+	if code != 0 {
+		t.Fatalf("import -: %d %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "Session "+ids[0]+" already exists and was kept") || strings.Contains(out, "Imported session "+ids[0]) {
+		t.Errorf("import of a stored session: stdout %q stderr %q", out, errOut)
+	}
+	if code, out, _ := runCLI(t, "", "session", "list", "--format", "json"); code != 0 || strings.Count(out, `"id"`) != 2 {
+		t.Errorf("want the stored session and the import listed:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, exported, "import", "--replace", "-")
+	if code != 0 || !strings.Contains(out, "Imported session "+ids[0]) || strings.Contains(errOut, "already exists") {
+		t.Errorf("import --replace: %d stdout %q stderr %q", code, out, errOut)
+	}
+}

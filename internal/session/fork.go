@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/id"
@@ -48,45 +49,60 @@ func (s *Sessions) Fork(ctx context.Context, sessionID, before string) (Info, er
 	dst.Revert = nil
 	dst.Time = Time{Created: now, Updated: now}
 
-	ids := map[string]string{}
-	var copies []message.Message
+	var kept []message.Message
 	for _, m := range msgs {
 		if before != "" && m.Info.ID >= before {
 			break
 		}
-		nid := id.Ascending(id.Message)
-		ids[m.Info.ID] = nid
-		c := message.Message{Info: m.Info}
-		c.Info.ID = nid
-		c.Info.SessionID = dst.ID
-		if c.Info.ParentID != "" {
-			c.Info.ParentID = ids[c.Info.ParentID]
-		}
-		for _, p := range m.Parts {
-			cp, err := message.Clone(p)
-			if err != nil {
-				return Info{}, err
-			}
-			b := cp.Base()
-			b.ID = id.Ascending(id.Part)
-			b.MessageID = nid
-			b.SessionID = dst.ID
-			c.Parts = append(c.Parts, cp)
-		}
-		copies = append(copies, c)
+		kept = append(kept, m)
 	}
-	for _, c := range copies {
-		for _, p := range c.Parts {
-			if cp, ok := p.(*message.CompactionPart); ok && cp.TailStartID != "" {
-				cp.TailStartID = ids[cp.TailStartID]
-			}
-		}
+	copies, err := renumber(kept, dst.ID)
+	if err != nil {
+		return Info{}, err
 	}
 	if err := s.write(ctx, dst, copies, false); err != nil {
 		return Info{}, err
 	}
 	s.publish(ctx, bus.SessionCreated, dst.ID, SessionEvent{Info: dst})
 	return dst, nil
+}
+
+// renumber copies msgs into session sessionID under new message and part
+// ids, in the same order, with parent ids and compaction tails remapped.
+func renumber(msgs []message.Message, sessionID string) ([]message.Message, error) {
+	ids := map[string]string{}
+	copies := make([]message.Message, 0, len(msgs))
+	for _, m := range msgs {
+		nid := id.Ascending(id.Message)
+		ids[m.Info.ID] = nid
+		c := message.Message{Info: m.Info}
+		c.Info.ID = nid
+		c.Info.SessionID = sessionID
+		for _, p := range m.Parts {
+			cp, err := message.Clone(p)
+			if err != nil {
+				return nil, err
+			}
+			b := cp.Base()
+			b.ID = id.Ascending(id.Part)
+			b.MessageID = nid
+			b.SessionID = sessionID
+			c.Parts = append(c.Parts, cp)
+		}
+		copies = append(copies, c)
+	}
+	for i := range copies {
+		c := &copies[i]
+		if c.Info.ParentID != "" {
+			c.Info.ParentID = ids[c.Info.ParentID]
+		}
+		for _, p := range c.Parts {
+			if cp, ok := p.(*message.CompactionPart); ok && cp.TailStartID != "" {
+				cp.TailStartID = ids[cp.TailStartID]
+			}
+		}
+	}
+	return copies, nil
 }
 
 // write stores a session and its messages in one transaction.
@@ -158,44 +174,86 @@ func (s *Sessions) Export(ctx context.Context, sessionID string) (Export, error)
 	return Export{Info: info, Messages: msgs}, nil
 }
 
-// Import stores an exported session under its own ids, replacing a session
-// with the same id. A non-empty projectID moves it into that project so it
-// is listed there.
-func (s *Sessions) Import(ctx context.Context, e Export, projectID string) (Info, error) {
+// ImportOptions say where an import goes and what it may replace.
+type ImportOptions struct {
+	// ProjectID, when not empty, puts the session in that project.
+	ProjectID string
+	// Replace lets the import replace a stored session with the same id.
+	// Without it, such an import is stored as a new session, so that an
+	// import never deletes anything.
+	Replace bool
+}
+
+// Import stores an exported session under its own ids. When a session
+// with the same id exists and opts.Replace is not set, the import gets new
+// ids (session, messages, parts); the returned info then has an id other
+// than the export's.
+func (s *Sessions) Import(ctx context.Context, e Export, opts ImportOptions) (Info, error) {
 	if err := id.Check(id.Session, e.Info.ID); err != nil {
 		return Info{}, fmt.Errorf("importing: %w", err)
 	}
+	_, err := s.store.GetSession(ctx, e.Info.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return Info{}, err
+	}
+	info, msgs, err := prepareImport(e, opts, err == nil && !opts.Replace, s.now())
+	if err != nil {
+		return Info{}, err
+	}
+	if err := s.write(ctx, info, msgs, opts.Replace); err != nil {
+		return Info{}, err
+	}
+	s.publish(ctx, bus.SessionCreated, info.ID, SessionEvent{Info: info})
+	return info, nil
+}
+
+// prepareImport checks an export and returns the session and messages to
+// store: under new ids when renew is set, in opts.ProjectID when given,
+// with every message and part pointing at the session.
+func prepareImport(e Export, opts ImportOptions, renew bool, now time.Time) (Info, []message.Message, error) {
+	if err := id.Check(id.Session, e.Info.ID); err != nil {
+		return Info{}, nil, fmt.Errorf("importing: %w", err)
+	}
 	info := e.Info
-	if projectID != "" {
-		info.ProjectID = projectID
+	if opts.ProjectID != "" {
+		info.ProjectID = opts.ProjectID
+	}
+	msgs := e.Messages
+	if renew {
+		info.ID = id.Descending(id.Session)
+		info.Slug = newSlug()
+		info.Revert = nil
+		var err error
+		if msgs, err = renumber(msgs, info.ID); err != nil {
+			return Info{}, nil, err
+		}
 	}
 	if info.Slug == "" {
 		info.Slug = newSlug()
 	}
 	if info.Time.Created == 0 {
-		info.Time.Created = s.now().UnixMilli()
+		info.Time.Created = now.UnixMilli()
 	}
 	if info.Time.Updated == 0 {
 		info.Time.Updated = info.Time.Created
 	}
-	for i := range e.Messages {
-		m := &e.Messages[i]
+	for i := range msgs {
+		m := &msgs[i]
 		if m.Info.ID == "" {
-			return Info{}, fmt.Errorf("importing: message %d has no id", i)
+			return Info{}, nil, fmt.Errorf("importing: message %d has no id", i)
 		}
 		m.Info.SessionID = info.ID
 		for _, p := range m.Parts {
+			if p == nil {
+				return Info{}, nil, fmt.Errorf("importing: message %s has an empty part", m.Info.ID)
+			}
 			b := p.Base()
 			if b.ID == "" {
-				return Info{}, fmt.Errorf("importing: a part of message %s has no id", m.Info.ID)
+				return Info{}, nil, fmt.Errorf("importing: a part of message %s has no id", m.Info.ID)
 			}
 			b.SessionID = info.ID
 			b.MessageID = m.Info.ID
 		}
 	}
-	if err := s.write(ctx, info, e.Messages, true); err != nil {
-		return Info{}, err
-	}
-	s.publish(ctx, bus.SessionCreated, info.ID, SessionEvent{Info: info})
-	return info, nil
+	return info, msgs, nil
 }

@@ -64,7 +64,7 @@ func benchSessionMemory(b *testing.B, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := sessions.Import(ctx, session.Export{Info: sess, Messages: history(sess.ID, n)}, "p"); err != nil {
+	if _, err := sessions.Import(ctx, session.Export{Info: sess, Messages: history(sess.ID, n)}, session.ImportOptions{ProjectID: "p", Replace: true}); err != nil {
 		b.Fatal(err)
 	}
 	prompt := func(i int) {

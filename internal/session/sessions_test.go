@@ -112,7 +112,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	info, err := other.Import(ctx, back, "q")
+	info, err := other.Import(ctx, back, ImportOptions{ProjectID: "q"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +125,69 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if string(data) != string(data2) {
 		t.Errorf("export after import differs:\n%s\n%s", data, data2)
 	}
-	// Importing again replaces the session instead of adding to it.
-	if _, err := other.Import(ctx, back, "q"); err != nil {
+	// Importing again with Replace replaces the session instead of adding
+	// to it.
+	if _, err := other.Import(ctx, back, ImportOptions{ProjectID: "q", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := other.Messages(ctx, src.ID); len(m) != 2 {
 		t.Errorf("%d messages after a second import, want 2", len(m))
+	}
+}
+
+// TestImportNeverDeletes imports an export whose session exists and has
+// grown since: without Replace the stored session keeps every message,
+// and the import becomes a new session with ids of its own.
+func TestImportNeverDeletes(t *testing.T) {
+	ctx := context.Background()
+	s := openSessions(t)
+	src, err := s.Create(ctx, CreateInput{ProjectID: "p", Title: "Grown"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addExchange := func(text string) {
+		u := message.Info{ID: id.Ascending(id.Message), SessionID: src.ID, Role: message.RoleUser, Time: message.Time{Created: 1}}
+		a := message.Info{ID: id.Ascending(id.Message), SessionID: src.ID, Role: message.RoleAssistant, ParentID: u.ID, Time: message.Time{Created: 2}}
+		for _, m := range []message.Info{u, a} {
+			if err := s.PutMessage(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.PutPart(ctx, &message.TextPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: src.ID, MessageID: m.ID}, Text: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	addExchange("before the export")
+	exp, err := s.Export(ctx, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addExchange("after the export")
+
+	info, err := s.Import(ctx, exp, ImportOptions{ProjectID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ID == src.ID {
+		t.Fatal("the import reused the id of a stored session")
+	}
+	if kept, _ := s.Messages(ctx, src.ID); len(kept) != 4 {
+		t.Errorf("the stored session has %d messages after the import, want its 4", len(kept))
+	}
+	if orig, _ := s.Get(ctx, src.ID); orig.ProjectID != "p" {
+		t.Errorf("the stored session moved to project %q", orig.ProjectID)
+	}
+	imported, _ := s.Messages(ctx, info.ID)
+	if len(imported) != 2 {
+		t.Fatalf("%d messages imported, want 2", len(imported))
+	}
+	if imported[1].Info.ParentID != imported[0].Info.ID {
+		t.Errorf("parent id %q not remapped to %q", imported[1].Info.ParentID, imported[0].Info.ID)
+	}
+	for _, m := range imported {
+		if m.Info.ID == exp.Messages[0].Info.ID || m.Info.ID == exp.Messages[1].Info.ID {
+			t.Errorf("message %s kept the id of a stored message", m.Info.ID)
+		}
 	}
 }
 
@@ -145,7 +202,7 @@ func TestImportOpenCodeExport(t *testing.T) {
 	}
 	s := openSessions(t)
 	ctx := context.Background()
-	info, err := s.Import(ctx, e, "")
+	info, err := s.Import(ctx, e, ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
