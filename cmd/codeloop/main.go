@@ -9,9 +9,13 @@ import (
 	"syscall"
 
 	"github.com/codeloop/codeloop/internal/cli"
+	"github.com/codeloop/codeloop/internal/sandbox"
 )
 
 func main() {
+	// The sandbox helper is this binary run again: it confines itself and
+	// becomes the shell, and never returns here.
+	sandbox.Main(os.Args)
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -53,6 +53,9 @@ type Options struct {
 	NoMCP bool
 	// ReadOnly opens the store for reading only (OpenData).
 	ReadOnly bool
+	// Sandbox, when not empty, is the sandbox mode of the bash tool,
+	// overriding the config's sandbox.mode.
+	Sandbox string
 	// MCPWait is how long a session's first step waits for MCP servers
 	// still connecting (experimental.mcp_startup_wait, else
 	// mcp.DefaultStartupWait).
@@ -73,6 +76,8 @@ type App struct {
 	MCP           *mcp.Manager
 	Models        *provider.Registry
 	Dirs          paths.Dirs
+	// Questions holds the question tool's questions waiting for the user.
+	Questions *tool.Questions
 
 	skills   *skill.Set
 	noClaude bool          // Claude Code's files are not read
@@ -154,13 +159,19 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	}
 	a.mcpWait = mcpWait
 
+	confine, err := confinement(cfg.Sandbox, opts.Sandbox, a.Worktree)
+	if err != nil {
+		return nil, err
+	}
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
+	a.Questions = tool.NewQuestions(a.Bus)
 	builtin := tool.Builtins(tool.Env{
-		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: tool.NewQuestions(a.Bus),
+		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
 		Instructions: nested.Instructions,
 		AnalyzeBash:  func(cmd string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell) },
-		Shell:        cfg.Shell, Getenv: opts.Getenv,
+		Shell:        cfg.Shell,
+		Sandbox:      confine,
 	})
 	depth := 0
 	if cfg.SubagentDepth != nil {

@@ -28,6 +28,7 @@ import (
 // runOptions are the flags of codeloop run.
 type runOptions struct {
 	model, agent, session, format, title, command string
+	sandbox                                       string
 	cont, fork, auto                              bool
 	files                                         []string
 }
@@ -41,7 +42,9 @@ func newRunCmd(e *env) *cobra.Command {
 			"Text piped on standard input is appended to the message. Permission requests are\n" +
 			"rejected unless --auto is given. The exit status is 0 on success, 1 when the\n" +
 			"session ends with an error, 130 when interrupted (SIGINT) and 143 when\n" +
-			"terminated (SIGTERM); in --format json the last event is then \"cancelled\".",
+			"terminated (SIGTERM); in --format json the last event is then \"cancelled\".\n" +
+			"Shell commands can run in an OS sandbox that keeps writes inside the project and the\n" +
+			"network off: --sandbox workspace-write (see docs/sandbox.md).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.run(cmd.Context(), args, o)
 		},
@@ -57,6 +60,7 @@ func newRunCmd(e *env) *cobra.Command {
 	f.StringVar(&o.title, "title", "", "title of a new session (default: one the model writes)")
 	f.BoolVar(&o.auto, "auto", false, "approve permission requests that no rule denies")
 	f.StringVar(&o.command, "command", "", "run a slash command, with the message as its arguments")
+	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
 	return cmd
 }
 
@@ -128,7 +132,7 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	// The app outlives an interrupt long enough to save the session.
 	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 		Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
-		AutoApprove: o.auto, NonInteractive: true,
+		AutoApprove: o.auto, NonInteractive: true, Sandbox: o.sandbox,
 	})
 	if err != nil {
 		return err

@@ -47,6 +47,7 @@ type Config struct {
 	Enterprise        Enterprise          `json:"enterprise,omitzero" jsonschema:"enterprise settings"`
 	ToolOutput        ToolOutput          `json:"tool_output,omitzero" jsonschema:"limits on tool output kept in context"`
 	Compaction        Compaction          `json:"compaction,omitzero" jsonschema:"context compaction settings"`
+	Sandbox           Sandbox             `json:"sandbox,omitzero" jsonschema:"OS confinement of the bash tool's commands (Linux)"`
 	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
 }
 
@@ -253,6 +254,15 @@ type Enterprise struct {
 type ToolOutput struct {
 	MaxLines int `json:"max_lines,omitempty"`
 	MaxBytes int `json:"max_bytes,omitempty"`
+}
+
+// Sandbox configures the OS confinement of the bash tool's commands.
+type Sandbox struct {
+	Mode      string   `json:"mode,omitempty" jsonschema:"off (the default), read-only or workspace-write"`
+	Network   *bool    `json:"network,omitempty" jsonschema:"let confined commands open network sockets (default false)"`
+	Writable  []string `json:"writable,omitempty" jsonschema:"extra paths confined commands may write"`
+	AutoAllow *bool    `json:"auto_allow,omitempty" jsonschema:"run confined commands the permission rules would ask about without asking; deny rules still apply"`
+	Fallback  string   `json:"fallback,omitempty" jsonschema:"when the machine cannot confine commands: ask (the default: every command needs approval) or deny"`
 }
 
 // Compaction configures context compaction.

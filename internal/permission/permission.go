@@ -54,6 +54,14 @@ type Request struct {
 	Unanalysable bool `json:"unanalysable,omitempty"`
 	// Reason says, for an Unanalysable request, what could not be known.
 	Reason string `json:"reason,omitempty"`
+	// Confined marks a command that will run inside the OS sandbox with
+	// auto-approval on: what the rules would ask about is allowed without
+	// asking. Deny rules still refuse it.
+	Confined bool `json:"confined,omitempty"`
+	// Confirm asks the user even where the rules or saved approvals allow
+	// the request (a command to run outside the sandbox, or unconfined
+	// because the sandbox is unavailable). Deny rules still refuse it.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // Asker checks a request against the rules in force and, where they say ask,

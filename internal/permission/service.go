@@ -224,6 +224,12 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		}
 		ask = true
 	}
+	switch {
+	case req.Confirm:
+		ask = true
+	case req.Confined:
+		ask = false
+	}
 	if !ask {
 		return nil
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/sandbox"
 )
 
 // Bash defaults.
@@ -45,6 +45,7 @@ type bashParams struct {
 	Timeout     int    `json:"timeout,omitempty" jsonschema:"Optional timeout in milliseconds"`
 	Workdir     string `json:"workdir,omitempty" jsonschema:"The working directory to run the command in. Defaults to the current directory. Use this instead of 'cd' commands."`
 	Description string `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
+	Sandbox     string `json:"sandbox,omitempty" jsonschema:"Set to off to run the command outside the sandbox; the user is asked to approve it"`
 }
 
 func newBash(env Env) Tool {
@@ -53,6 +54,11 @@ func newBash(env Env) Tool {
 		Description: describe("bash"),
 		Schema: func(s *jsonschema.Schema) {
 			prop(s, "timeout").ExclusiveMinimum = ptr(0.0)
+			if env.Sandbox == nil || env.Sandbox.Mode == "" || env.Sandbox.Mode == sandbox.ModeOff {
+				delete(s.Properties, "sandbox") // offered only with the sandbox on
+			} else {
+				prop(s, "sandbox").Enum = []any{"off"}
+			}
 		},
 		Truncate: env.Truncator,
 		Tail:     true,
@@ -63,22 +69,12 @@ func newBash(env Env) Tool {
 }
 
 // shellFor picks the shell that runs commands: the configured one, else
-// the user's $SHELL when it understands POSIX sh syntax, else bash, else sh.
+// bash, else sh. The user's $SHELL is not used: the permission analysis
+// reads commands as bash reads them, and zsh or fish would run the same
+// text differently.
 func shellFor(env Env) string {
 	if env.Shell != "" {
 		return env.Shell
-	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if sh := getenv("SHELL"); sh != "" {
-		switch filepath.Base(sh) {
-		case "bash", "zsh", "sh", "dash", "ksh", "mksh", "ash":
-			if _, err := os.Stat(sh); err == nil {
-				return sh
-			}
-		}
 	}
 	if p, err := exec.LookPath("bash"); err == nil {
 		return p
@@ -126,6 +122,13 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 		return nil, fmt.Errorf("workdir %s is not a directory", dir)
 	}
 
+	if p.Sandbox != "" && p.Sandbox != "off" {
+		return nil, fmt.Errorf("sandbox %q: the only value is \"off\", to run the command outside the sandbox", p.Sandbox)
+	}
+	confine, err := env.Sandbox.plan(ctx, call, dir, p.Sandbox == "off")
+	if err != nil {
+		return nil, err
+	}
 	a := analyzeBash(env, p.Command)
 	targets := []target{{path: dir, isDir: true}}
 	for _, arg := range a.Paths {
@@ -136,7 +139,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 	if err := askExternal(ctx, call, targets...); err != nil {
 		return nil, err
 	}
-	if len(a.Patterns) > 0 || a.Unanalysable {
+	if len(a.Patterns) > 0 || a.Unanalysable || confine.confirm {
 		patterns := a.Patterns
 		if len(patterns) == 0 {
 			patterns = []string{p.Command}
@@ -145,6 +148,9 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 		if a.Reason != "" {
 			meta["reason"] = a.Reason
 		}
+		if confine.note != "" {
+			meta["sandbox"] = confine.note
+		}
 		if err := call.Ask(ctx, permission.Request{
 			Permission:   "bash",
 			Patterns:     patterns,
@@ -152,6 +158,8 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 			Metadata:     meta,
 			Unanalysable: a.Unanalysable,
 			Reason:       a.Reason,
+			Confined:     confine.policy != nil && env.Sandbox.AutoAllow,
+			Confirm:      confine.confirm,
 		}); err != nil {
 			return nil, err
 		}
@@ -167,7 +175,9 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 	defer sink.close()
 	call.progress(title, map[string]any{"output": "", "description": p.Description})
 
-	run, err := startShell(shellFor(env), p.Command, dir, sink)
+	run, err := startShell(shellFor(env), p.Command, dir, sink, func(cmd *exec.Cmd) error {
+		return env.Sandbox.wrap(ctx, cmd, confine)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +214,11 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 		case exit != 0:
 			notes = append(notes, fmt.Sprintf("Exit code: %d", exit))
 		}
+		if confine.policy != nil && (exit != 0 || signal != "") {
+			if hint := sandboxHint(*confine.policy, sink.liveOutput()); hint != "" {
+				notes = append(notes, hint)
+			}
+		}
 	}
 	if run.err != nil && !errors.Is(run.err, exec.ErrWaitDelay) {
 		var ee *exec.ExitError
@@ -213,6 +228,11 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 	}
 
 	meta := map[string]any{"exit": exit, "description": p.Description}
+	if confine.policy != nil {
+		meta["sandbox"] = confine.policy.String()
+	} else if confine.note != "" {
+		meta["sandbox"] = confine.note
+	}
 	if timedOut {
 		meta["timedOut"] = true
 	}
@@ -241,7 +261,7 @@ type shellRun struct {
 	err  error         // Wait's error, valid after done
 }
 
-func startShell(shell, command, dir string, out *bashSink) (*shellRun, error) {
+func startShell(shell, command, dir string, out *bashSink, prepare func(*exec.Cmd) error) (*shellRun, error) {
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
@@ -250,6 +270,9 @@ func startShell(shell, command, dir string, out *bashSink) (*shellRun, error) {
 	cmd.Stderr = out
 	cmd.WaitDelay = bashPipeGrace
 	ownProcessGroup(cmd)
+	if err := prepare(cmd); err != nil {
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", shell, err)
 	}

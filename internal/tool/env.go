@@ -26,11 +26,11 @@ type Env struct {
 	// needs; nil means permission.AnalyzeBash.
 	AnalyzeBash func(command string) BashAnalysis
 
-	// Shell runs bash commands; empty means $SHELL when it is a POSIX
-	// shell, else bash, else sh.
+	// Shell runs bash commands; empty means bash, else sh: the shell
+	// whose syntax the permission analysis reads.
 	Shell string
-	// Getenv reads the environment ($SHELL); nil means os.Getenv.
-	Getenv func(string) string
+	// Sandbox, when set, confines bash commands with the OS sandbox.
+	Sandbox *Confinement
 	// BashTimeout is a command's default timeout (2 minutes when zero) and
 	// BashMaxTimeout the most a call may ask for (no bound when zero).
 	BashTimeout    time.Duration

@@ -13,9 +13,13 @@ import (
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/sandbox"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Main(os.Args) // the sandbox helper, when a test runs a confined command
+	goleak.VerifyTestMain(m)
+}
 
 // ruleAsker answers permission requests with the real rule evaluation:
 // deny rules refuse, everything else is let through and recorded.
