@@ -31,5 +31,6 @@ func newDebugCmd(e *env) *cobra.Command {
 	})
 	cmd.AddCommand(newDebugConfigCmd(e))
 	cmd.AddCommand(newDebugPromptCmd(e))
+	cmd.AddCommand(newDebugSandboxCmd(e))
 	return cmd
 }
