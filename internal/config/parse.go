@@ -56,6 +56,9 @@ func parseLayer(data []byte, opts ParseOptions) (*layer, error) {
 	if len(bytes.TrimSpace(src.text)) == 0 {
 		return l, nil
 	}
+	if at := tooDeep(src.text); at >= 0 {
+		return nil, src.errAt(at, "", fmt.Sprintf("syntax error: arrays and objects nest more than %d levels deep", maxNesting))
+	}
 	v, err := hujson.Parse(src.text)
 	if err != nil {
 		return nil, syntaxError(src, err)
