@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
@@ -29,7 +28,7 @@ func newDebugConfigCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := json.MarshalIndent(loaded.Config, "", "  ")
+			out, err := maskedJSON(loaded.Config)
 			if err != nil {
 				return err
 			}

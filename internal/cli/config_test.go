@@ -88,3 +88,37 @@ func TestSchemaCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugConfigMasksSecrets checks that no secret of the config reaches
+// the output of debug config in clear: provider keys and headers, MCP
+// environments and headers, OAuth client secrets.
+func TestDebugConfigMasksSecrets(t *testing.T) {
+	_, proj := isolate(t)
+	secrets := []string{"sk-ant-api03-verysecretvalue1234", "Bearer tok-abcdefghijkl5678", "ghp_secretgithubtoken9012",
+		"x-api-secret-value-3456", "oauth-client-secret-7890"}
+	cfg := `{
+  "model": "anthropic/claude",
+  "provider": {"anthropic": {"options": {"apiKey": "` + secrets[0] + `", "headers": {"Authorization": "` + secrets[1] + `", "x-api-key": "` + secrets[3] + `"}}}},
+  "mcp": {
+    "gh": {"type": "local", "command": ["gh-mcp"], "environment": {"GITHUB_TOKEN": "` + secrets[2] + `"}},
+    "remote": {"type": "remote", "url": "https://example.com/mcp", "oauth": {"clientId": "visible-client-id", "clientSecret": "` + secrets[4] + `"}}
+  }
+}`
+	if err := os.WriteFile(filepath.Join(proj, "opencode.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"debug", "config"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, s := range secrets {
+		if strings.Contains(out.String(), s) {
+			t.Errorf("debug config prints the secret %q in clear", s)
+		}
+	}
+	for _, visible := range []string{"anthropic/claude", "visible-client-id", "https://example.com/mcp", "gh-mcp"} {
+		if !strings.Contains(out.String(), visible) {
+			t.Errorf("debug config hides %q, which is not a secret", visible)
+		}
+	}
+}
