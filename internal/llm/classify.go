@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -79,12 +80,19 @@ func Classify(f Failure) *Error {
 	switch {
 	case f.Err != nil && isCanceled(f.Err):
 		e.Kind = ErrCanceled
+	case f.Err != nil && refusedLoopback(f.Err) != "":
+		e.Message = fmt.Sprintf("nothing is listening at %s (connection refused): start the local model server "+
+			"(Ollama, LM Studio, vLLM, …) or correct the provider's baseURL", refusedLoopback(f.Err))
 	case f.StatusCode == http.StatusRequestEntityTooLarge ||
 		(f.StatusCode != http.StatusTooManyRequests && IsContextOverflow(haystack)):
 		e.Kind = ErrContextOverflow
 	case f.StatusCode == http.StatusUnauthorized || f.StatusCode == http.StatusForbidden ||
 		isAuthText(haystack):
 		e.Kind = ErrAuth
+		if f.Provider != "" {
+			e.Message += fmt.Sprintf("; the API key of %s was refused: save a valid one with codeloop auth login %s, "+
+				"or set the provider's key variable", f.Provider, f.Provider)
+		}
 	case isContentFilter(haystack):
 		e.Kind = ErrContentFilter
 	case isRetryableStatus(f.StatusCode) || isRetryableType(typ) ||

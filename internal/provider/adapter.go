@@ -218,17 +218,15 @@ func (r *Registry) expand(s string) string {
 
 // client returns the HTTP client for a provider, with its timeouts:
 // options.timeout bounds a whole request, options.headerTimeout the wait
-// for response headers.
+// for response headers. Answers that cannot be a model's (a web page, an
+// empty body) fail at once (llm.GuardStreams).
 func (r *Registry) client(p *Info) *http.Client {
 	base := r.opts.HTTPClient
 	if base == nil {
 		base = http.DefaultClient
 	}
-	t, h := p.cred.options.Timeout, p.cred.options.HeaderTimeout
-	if (t == nil || t.Disabled || t.Millis <= 0) && (h == nil || h.Disabled || h.Millis <= 0) {
-		return base
-	}
 	c := *base
+	t, h := p.cred.options.Timeout, p.cred.options.HeaderTimeout
 	if t != nil && !t.Disabled && t.Millis > 0 {
 		c.Timeout = time.Duration(t.Millis) * time.Millisecond
 	}
@@ -243,6 +241,7 @@ func (r *Registry) client(p *Info) *http.Client {
 			c.Transport = tr
 		}
 	}
+	c.Transport = llm.GuardStreams(c.Transport)
 	return &c
 }
 
