@@ -209,6 +209,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		ContinueOnReject: cfg.Experimental.ContinueLoopOnDeny != nil && *cfg.Experimental.ContinueLoopOnDeny,
 		UserInitiated:    task.UserInitiated,
 		StallTimeout:     func(providerID string) time.Duration { return chunkTimeout(cfg, providerID) },
+		MaxRetryWait:     millis(cfg.Experimental.MaxRetryWait),
 		Log:              opts.Log,
 	})
 	if err != nil {
@@ -379,3 +380,11 @@ func envTrue(getenv func(string) string, name string) bool {
 
 // String describes the app for logs.
 func (a *App) String() string { return fmt.Sprintf("app %s (project %s)", a.Dir, a.ProjectID) }
+
+// millis is a config value in milliseconds as a duration, 0 when unset.
+func millis(ms *int) time.Duration {
+	if ms == nil || *ms <= 0 {
+		return 0
+	}
+	return time.Duration(*ms) * time.Millisecond
+}

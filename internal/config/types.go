@@ -285,9 +285,13 @@ type Experimental struct {
 	MCPTimeout          *int     `json:"mcp_timeout,omitempty"` // milliseconds
 	// MCPStartupWait is how long, in milliseconds, a session's first step
 	// waits for MCP servers still connecting (3,000 when unset).
-	MCPStartupWait *int            `json:"mcp_startup_wait,omitempty"`
-	Policies       json.RawMessage `json:"policies,omitempty"`
-	Extra          map[string]any  `json:"-"`
+	MCPStartupWait *int `json:"mcp_startup_wait,omitempty"`
+	// MaxRetryWait is the longest, in milliseconds, a retry waits when a
+	// provider asks to be retried later (300,000 when unset); a longer
+	// request ends the turn with an error instead.
+	MaxRetryWait *int            `json:"max_retry_wait,omitempty"`
+	Policies     json.RawMessage `json:"policies,omitempty"`
+	Extra        map[string]any  `json:"-"`
 }
 
 // Permission is an ordered list of permission rules in the order the file

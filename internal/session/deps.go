@@ -201,6 +201,10 @@ type Config struct {
 	// at 30 s when the provider gives no delay).
 	RetryBase time.Duration
 	RetryCap  time.Duration
+	// MaxRetryWait is the longest delay a provider may ask a retry to wait
+	// (default 5 minutes); when it asks for more, the turn ends with an
+	// error that says so.
+	MaxRetryWait time.Duration
 	// FlushInterval is how long streamed text may stay unsaved (default
 	// 50 ms).
 	FlushInterval time.Duration
@@ -266,6 +270,9 @@ func (c *Config) check() error {
 	}
 	if c.RetryCap <= 0 {
 		c.RetryCap = 30 * time.Second
+	}
+	if c.MaxRetryWait <= 0 {
+		c.MaxRetryWait = 5 * time.Minute
 	}
 	if c.FlushInterval <= 0 {
 		c.FlushInterval = 50 * time.Millisecond

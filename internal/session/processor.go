@@ -120,9 +120,15 @@ func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 			p.e.publishError(p.w.info.SessionID, message.FromError(fail))
 			return outStop
 		}
-		if !fail.Retryable() || *p.retries >= p.e.cfg.MaxRetries {
+		tooLong := fail.Retryable() && fail.RetryAfter > p.e.cfg.MaxRetryWait
+		if !fail.Retryable() || *p.retries >= p.e.cfg.MaxRetries || tooLong {
 			me := message.FromError(fail)
-			if fail.Retryable() {
+			switch {
+			case tooLong:
+				me.Data.Message = fmt.Sprintf("%s (the provider asked to retry in %s, longer than the %s codeloop waits; "+
+					"try again later, or raise experimental.max_retry_wait)", me.Error(),
+					fail.RetryAfter.Round(time.Second), p.e.cfg.MaxRetryWait.Round(time.Second))
+			case fail.Retryable():
 				me.Data.Message = fmt.Sprintf("%s (gave up after %d retries)", me.Error(), *p.retries)
 			}
 			p.complete(me)

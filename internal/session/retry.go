@@ -6,15 +6,12 @@ import (
 	"github.com/codeloop/codeloop/internal/llm"
 )
 
-// maxRetryDelay is the longest delay honoured, whatever a provider asks.
-const maxRetryDelay = time.Duration(1<<31-1) * time.Millisecond
-
 // retryDelay is how long to wait before retry number attempt (from 1): the
 // delay the provider asked for when it gave one, else base doubling with
 // every attempt, capped at limit.
 func retryDelay(attempt int, fail *llm.Error, base, limit time.Duration) time.Duration {
 	if fail != nil && fail.RetryAfter > 0 {
-		return min(fail.RetryAfter, maxRetryDelay)
+		return fail.RetryAfter // bounded by Config.MaxRetryWait before a retry
 	}
 	d := base
 	for i := 1; i < attempt && d < limit; i++ {
