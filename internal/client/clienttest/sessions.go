@@ -1,0 +1,213 @@
+package clienttest
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// sessions creates, lists, renames, forks and deletes sessions.
+func (s suite) sessions(t *testing.T) {
+	c, p := s.start(t, "", "", nil)
+	ctx := ctxFor(t)
+	path := must(c.Path(ctx))(t)
+	if path.Directory != p.Dir {
+		t.Errorf("path directory %q, want %q", path.Directory, p.Dir)
+	}
+	a := must(c.CreateSession(ctx, client.CreateSessionInput{Title: "alpha work"}))(t)
+	b := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
+	child := must(c.CreateSession(ctx, client.CreateSessionInput{ParentID: a.ID, Title: "child"}))(t)
+	if a.Title != "alpha work" || a.Directory != p.Dir || a.ID == "" || a.Time.Created == 0 {
+		t.Errorf("created %+v", a)
+	}
+	if b.Title == "" {
+		t.Error("a session without a title got no default title")
+	}
+	if child.ParentID != a.ID {
+		t.Errorf("child's parent %q, want %q", child.ParentID, a.ID)
+	}
+	ids := func(list []client.Session) []string {
+		var out []string
+		for _, s := range list {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	// Newest first.
+	if got := ids(must(c.ListSessions(ctx, client.ListSessionsOptions{}))(t)); !slices.Equal(got, []string{child.ID, b.ID, a.ID}) {
+		t.Errorf("all sessions %v, want %v", got, []string{child.ID, b.ID, a.ID})
+	}
+	if got := ids(must(c.ListSessions(ctx, client.ListSessionsOptions{Roots: true}))(t)); !slices.Equal(got, []string{b.ID, a.ID}) {
+		t.Errorf("root sessions %v, want %v", got, []string{b.ID, a.ID})
+	}
+	if got := ids(must(c.ListSessions(ctx, client.ListSessionsOptions{Roots: true, Limit: 1}))(t)); !slices.Equal(got, []string{b.ID}) {
+		t.Errorf("the newest root session %v, want %v", got, []string{b.ID})
+	}
+	if got := ids(must(c.ListSessions(ctx, client.ListSessionsOptions{Search: "ALPHA"}))(t)); !slices.Equal(got, []string{a.ID}) {
+		t.Errorf("sessions matching ALPHA %v, want %v", got, []string{a.ID})
+	}
+	if got := ids(must(c.Children(ctx, a.ID))(t)); !slices.Equal(got, []string{child.ID}) {
+		t.Errorf("children %v, want %v", got, []string{child.ID})
+	}
+
+	title := "  renamed  "
+	r := must(c.UpdateSession(ctx, a.ID, client.UpdateSessionInput{Title: &title}))(t)
+	if r.Title != "renamed" || must(c.GetSession(ctx, a.ID))(t).Title != "renamed" {
+		t.Errorf("renamed title %q", r.Title)
+	}
+	empty := " "
+	if _, err := c.UpdateSession(ctx, a.ID, client.UpdateSessionInput{Title: &empty}); err == nil {
+		t.Error("an empty title was accepted")
+	}
+
+	f := must(c.ForkSession(ctx, a.ID, client.ForkSessionInput{}))(t)
+	if f.ID == a.ID || !strings.HasPrefix(f.Title, "renamed") {
+		t.Errorf("fork %+v", f)
+	}
+
+	if err := c.DeleteSession(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{a.ID, child.ID} {
+		if _, err := c.GetSession(ctx, id); !errors.Is(err, client.ErrNotFound) {
+			t.Errorf("session %s after deleting its root: error %v, want not found", id, err)
+		}
+	}
+}
+
+// missing: every call naming a record that does not exist says so with
+// ErrNotFound.
+func (s suite) missing(t *testing.T) {
+	c, _ := s.start(t, "", "", nil)
+	ctx := ctxFor(t)
+	const ghost = "ses_ffffffffffffNoSuchSession00"
+	_, err := c.GetSession(ctx, ghost)
+	wantErr(t, "GetSession", err, client.ErrNotFound)
+	wantErr(t, "DeleteSession", c.DeleteSession(ctx, ghost), client.ErrNotFound)
+	_, err = c.Messages(ctx, ghost, client.MessagesOptions{})
+	wantErr(t, "Messages", err, client.ErrNotFound)
+	_, err = c.Prompt(ctx, ghost, client.PromptInput{Parts: []client.PartInput{client.TextInput("hi")}})
+	wantErr(t, "Prompt", err, client.ErrNotFound)
+	_, err = c.Children(ctx, ghost)
+	wantErr(t, "Children", err, client.ErrNotFound)
+	wantErr(t, "Abort", c.Abort(ctx, ghost), client.ErrNotFound)
+	wantErr(t, "ReplyPermission", c.ReplyPermission(ctx, "per_none", client.PermissionReply{Reply: client.ReplyOnce}), client.ErrNotFound)
+	wantErr(t, "ReplyQuestion", c.ReplyQuestion(ctx, "que_none", [][]string{{"x"}}), client.ErrNotFound)
+	wantErr(t, "RejectQuestion", c.RejectQuestion(ctx, "que_none"), client.ErrNotFound)
+	sess := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
+	_, err = c.Message(ctx, sess.ID, "msg_none")
+	wantErr(t, "Message", err, client.ErrNotFound)
+}
+
+// messagesPage: Limit keeps the newest messages and Before those older
+// than a message.
+func (s suite) messagesPage(t *testing.T) {
+	c, _ := s.start(t, "", "", nil)
+	ctx := ctxFor(t)
+	sess := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
+	var ids []string
+	for _, text := range []string{"one", "two", "three", "four"} {
+		// NoReply stores the message without asking the model.
+		id := must(c.Prompt(ctx, sess.ID, client.PromptInput{NoReply: true, Parts: []client.PartInput{client.TextInput(text)}}))(t)
+		ids = append(ids, id)
+	}
+	got := func(ms []client.Message) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Parts[0].Text)
+		}
+		return out
+	}
+	all := must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)
+	if g := got(all); !slices.Equal(g, []string{"one", "two", "three", "four"}) {
+		t.Fatalf("messages %v", g)
+	}
+	if all[0].Info.ID != ids[0] || all[0].Info.Role != client.RoleUser || all[0].Info.Model == nil || all[0].Info.Model.ModelID != "model" {
+		t.Errorf("first message info %+v", all[0].Info)
+	}
+	if g := got(must(c.Messages(ctx, sess.ID, client.MessagesOptions{Limit: 2}))(t)); !slices.Equal(g, []string{"three", "four"}) {
+		t.Errorf("last two %v", g)
+	}
+	if g := got(must(c.Messages(ctx, sess.ID, client.MessagesOptions{Before: ids[2], Limit: 1}))(t)); !slices.Equal(g, []string{"two"}) {
+		t.Errorf("one before the third %v", g)
+	}
+	m := must(c.Message(ctx, sess.ID, ids[1]))(t)
+	if m.Info.ID != ids[1] || len(m.Parts) != 1 || m.Parts[0].Text != "two" || m.Parts[0].Type != client.PartText {
+		t.Errorf("message two %+v", m)
+	}
+	other := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
+	_, err := c.Message(ctx, other.ID, ids[1])
+	wantErr(t, "a message asked for under another session", err, client.ErrNotFound)
+}
+
+// revert either reverts or says it is not supported, and then changes
+// nothing.
+func (s suite) revert(t *testing.T) {
+	c, _ := s.start(t, "", "", nil)
+	ctx := ctxFor(t)
+	sess := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
+	id := must(c.Prompt(ctx, sess.ID, client.PromptInput{NoReply: true, Parts: []client.PartInput{client.TextInput("x")}}))(t)
+	_, err := c.Revert(ctx, sess.ID, client.RevertInput{MessageID: id})
+	if err == nil {
+		t.Skip("revert is supported; its own scenarios cover it")
+	}
+	var ue *client.UnsupportedError
+	if !errors.Is(err, client.ErrUnsupported) || !errors.As(err, &ue) || ue.Reason == "" {
+		t.Fatalf("revert: %v, want an UnsupportedError that says why", err)
+	}
+	_, err = c.Unrevert(ctx, sess.ID)
+	wantErr(t, "Unrevert", err, client.ErrUnsupported)
+	if got := must(c.GetSession(ctx, sess.ID))(t); len(got.Revert) != 0 {
+		t.Errorf("the session records a revert: %s", got.Revert)
+	}
+	if n := len(must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)); n != 1 {
+		t.Errorf("%d messages after a refused revert, want 1", n)
+	}
+}
+
+// catalogs: the configured model is listed and is the default; agents and
+// commands are listed.
+func (s suite) catalogs(t *testing.T) {
+	files := map[string]string{".opencode/command/greet.md": "---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS\n"}
+	c, _ := s.start(t, "", "", files)
+	ctx := ctxFor(t)
+	cat := must(c.Models(ctx))(t)
+	var found *client.Model
+	for _, p := range cat.Providers {
+		for i, m := range p.Models {
+			if p.ID == "fake" && m.ID == "model" {
+				found = &p.Models[i]
+			}
+		}
+	}
+	if found == nil {
+		t.Fatalf("fake/model is not listed: %+v", cat.Providers)
+	}
+	if found.Name != "Fake" || found.Limit.Context != 100000 || found.ProviderID != "fake" {
+		t.Errorf("fake/model %+v", *found)
+	}
+	if cat.Default == nil || cat.Default.String() != "fake/model" {
+		t.Errorf("default %v, want fake/model", cat.Default)
+	}
+	agents := must(c.Agents(ctx))(t)
+	var primary []string
+	for _, a := range agents {
+		if a.Primary() && !a.Hidden {
+			primary = append(primary, a.Name)
+		}
+	}
+	if !slices.Contains(primary, "build") || !slices.Contains(primary, "plan") {
+		t.Errorf("primary agents %v, want build and plan among them", primary)
+	}
+	cmds := must(c.Commands(ctx))(t)
+	i := slices.IndexFunc(cmds, func(c client.Command) bool { return c.Name == "greet" })
+	if i < 0 {
+		t.Fatalf("the project's command greet is not listed: %+v", cmds)
+	}
+	if cmds[i].Description != "Greets someone" || !slices.Contains(cmds[i].Hints, "$ARGUMENTS") {
+		t.Errorf("greet %+v", cmds[i])
+	}
+}

@@ -1,0 +1,79 @@
+package local
+
+import (
+	"context"
+
+	"github.com/codeloop/codeloop/internal/app"
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// Models returns the usable providers with their models, the recent
+// models and the default one.
+func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
+	providers, err := c.app.Models.Providers(ctx)
+	if err != nil {
+		return client.ModelCatalog{}, err
+	}
+	var out client.ModelCatalog
+	for _, p := range providers {
+		cp := client.Provider{ID: p.ID, Name: p.Name, Source: string(p.Source)}
+		for _, m := range p.Models() {
+			cm := client.Model{
+				ID: m.Key, ProviderID: p.ID, Name: m.Name,
+				Limit:     client.ModelLimit{Context: m.Limit.Context, Output: m.Limit.Output},
+				Cost:      client.ModelCost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
+				Reasoning: m.Reasoning, ToolCall: m.ToolCall, Attachment: m.Attachment,
+				Status: m.Status, ReleaseDate: m.ReleaseDate,
+			}
+			if cm.Name == "" {
+				cm.Name = m.Key
+			}
+			if len(m.Input) > 0 || len(m.Output) > 0 {
+				cm.Modalities = &client.Modalities{Input: m.Input, Output: m.Output}
+			}
+			if m.Reasoning {
+				cm.Variants, _ = c.app.Models.Variants(ctx, p.ID+"/"+m.Key)
+			}
+			cp.Models = append(cp.Models, cm)
+		}
+		out.Providers = append(out.Providers, cp)
+	}
+	if def, err := c.app.Models.Default(ctx); err == nil {
+		if ref, ok := app.ParseModel(def); ok {
+			out.Default = &client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID}
+		}
+	}
+	for _, r := range c.app.Models.Recent() {
+		if ref, ok := app.ParseModel(r); ok {
+			out.Recent = append(out.Recent, client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID})
+		}
+	}
+	return out, nil
+}
+
+// Agents lists the agents.
+func (c *Client) Agents(context.Context) ([]client.Agent, error) {
+	list := c.app.Agents.List()
+	out := make([]client.Agent, 0, len(list))
+	for _, a := range list {
+		out = append(out, client.Agent{
+			Name: a.Name, Description: a.Description, Mode: string(a.Mode), Native: a.Native, Hidden: a.Hidden,
+			Model: a.Model, Variant: a.Variant, Color: a.Color,
+		})
+	}
+	return out, nil
+}
+
+// Commands lists the project's slash commands.
+func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
+	list := c.app.Commands(ctx).List()
+	out := make([]client.Command, 0, len(list))
+	for _, cmd := range list {
+		out = append(out, client.Command{
+			Name: cmd.Name, Description: cmd.Description, Agent: cmd.Agent, Model: cmd.Model,
+			Subtask: cmd.Subtask != nil && *cmd.Subtask, Source: cmd.Source,
+			ArgumentHint: cmd.ArgumentHint, Hints: cmd.Hints(),
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,126 @@
+package local
+
+import (
+	"context"
+	"sync"
+
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+// eventBuffer is how many undelivered events a subscription holds. Text
+// deltas beyond it are dropped (and reported); structural events make the
+// engine wait, up to the bus's bound.
+const eventBuffer = 4096
+
+// events reads a bus subscription and converts its events as they are
+// read, so it runs no goroutine of its own.
+type events struct {
+	sub    *bus.Subscription
+	filter client.EventFilter
+
+	once   sync.Once
+	closed chan struct{}
+
+	mu      sync.Mutex // serialises Next
+	dropped int64      // drops already reported
+}
+
+// Subscribe returns the events f selects.
+func (c *Client) Subscribe(ctx context.Context, f client.EventFilter) (client.Events, error) {
+	if err := c.alive(); err != nil {
+		return nil, err
+	}
+	sub := c.app.Bus.Subscribe(bus.Filter{SessionID: f.SessionID, Types: f.Types}, eventBuffer)
+	e := &events{sub: sub, filter: f, closed: make(chan struct{})}
+	c.track(e)
+	return e, nil
+}
+
+// Next returns the next event that converts; an event already waiting
+// wins over a done context.
+func (e *events) Next(ctx context.Context) (client.Event, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		select {
+		case <-e.closed:
+			return nil, client.ErrClosed
+		default:
+		}
+		if d := e.sub.Dropped(); d > e.dropped {
+			n := d - e.dropped
+			e.dropped = d
+			return client.EventsDroppedEvent{Count: n}, nil
+		}
+		var ev bus.Event
+		select {
+		case ev = <-e.sub.C:
+		default:
+			select {
+			case ev = <-e.sub.C:
+			case <-e.closed:
+				return nil, client.ErrClosed
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if out := convertEvent(ev); out != nil && e.filter.Match(out) {
+			return out, nil
+		}
+	}
+}
+
+// Close ends the subscription.
+func (e *events) Close() error {
+	e.once.Do(func() {
+		e.sub.Close()
+		close(e.closed)
+	})
+	return nil
+}
+
+// convertEvent turns a bus event into the client's, or nil for events the
+// client does not carry.
+func convertEvent(ev bus.Event) client.Event {
+	switch p := ev.Properties.(type) {
+	case session.SessionEvent:
+		s := toSession(p.Info)
+		switch ev.Type {
+		case bus.SessionCreated:
+			return client.SessionCreatedEvent{Info: s}
+		case bus.SessionUpdated:
+			return client.SessionUpdatedEvent{Info: s}
+		case bus.SessionDeleted:
+			return client.SessionDeletedEvent{Info: s}
+		}
+	case session.MessageEvent:
+		return client.MessageUpdatedEvent{Info: toInfo(p.Info)}
+	case session.PartEvent:
+		return client.PartUpdatedEvent{Part: toPart(p.Part)}
+	case session.DeltaEvent:
+		return client.PartDeltaEvent{SessionID: p.SessionID, MessageID: p.MessageID, PartID: p.PartID, Field: p.Field, Delta: p.Delta}
+	case session.StatusEvent:
+		return client.SessionStatusEvent{SessionID: p.SessionID, Status: toStatus(p.Status)}
+	case session.ErrorEvent:
+		return client.SessionErrorEvent{SessionID: p.SessionID, Error: toError(p.Error)}
+	case session.CompactedEvent:
+		return client.SessionCompactedEvent{SessionID: p.SessionID}
+	case permission.Request:
+		return client.PermissionAskedEvent{PermissionRequest: toPermission(p)}
+	case permission.Replied:
+		return client.PermissionRepliedEvent{SessionID: p.SessionID, RequestID: p.RequestID, Reply: string(p.Reply)}
+	case tool.QuestionRequest:
+		return client.QuestionAskedEvent{QuestionRequest: toQuestion(p)}
+	case tool.QuestionReply:
+		return client.QuestionRepliedEvent{SessionID: p.SessionID, RequestID: p.RequestID, Answers: p.Answers}
+	case tool.QuestionRejection:
+		return client.QuestionRejectedEvent{SessionID: p.SessionID, RequestID: p.RequestID}
+	case tool.TodoUpdated:
+		return client.TodoUpdatedEvent{SessionID: p.SessionID, Todos: toTodos(p.Todos)}
+	}
+	return nil
+}
