@@ -13,15 +13,17 @@ import (
 )
 
 // TestKilledRunStopsItsCommand kills `codeloop run` with SIGKILL while a
-// bash command it started sleeps: the command must die with codeloop and
-// never write the file it would have written after the sleep.
+// bash command it started sleeps, with a second sleep in a background
+// subshell: the shell and everything in its process group must die with
+// codeloop, and never write the files they would have written after the
+// sleeps.
 func TestKilledRunStopsItsCommand(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("the parent-death signal is Linux's")
+		t.Skip("reads /proc")
 	}
 	p := newProject(t, `
 step
-call call_1 bash {"command":"sleep 1.5; echo late > after-death.txt","description":"Sleep then write"}
+call call_1 bash {"command":"(sleep 2; echo late > child-after-death.txt) & sleep 2; echo late > after-death.txt; wait","description":"Sleep then write"}
 finish tool-calls input=10 output=5
 step
 text Done.
@@ -33,63 +35,101 @@ finish stop input=20 output=2
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until bash runs: its sleep is a child of codeloop's child.
+	// Wait until both sleeps run: they are descendants of codeloop.
 	deadline := time.Now().Add(30 * time.Second)
-	for !hasGrandchild(cmd.Process.Pid, "sleep") {
+	var sleeps []int
+	for len(sleeps) < 2 {
 		if time.Now().After(deadline) {
 			t.Fatal("the bash command never started")
 		}
 		time.Sleep(10 * time.Millisecond)
+		sleeps = descendants(cmd.Process.Pid, "sleep")
 	}
+	group := processGroup(sleeps[0])
+	killed := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	time.Sleep(2500 * time.Millisecond) // past the sleep
-	if _, err := os.Stat(filepath.Join(p.dir, "after-death.txt")); err == nil {
-		t.Fatal("the bash command outlived codeloop and wrote its file")
+	for left := groupMembers(group); len(left) > 0; left = groupMembers(group) {
+		if time.Since(killed) > 30*time.Second {
+			t.Fatalf("processes of the command's group %d outlived codeloop: %v", group, left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(time.Until(killed.Add(3 * time.Second))) // past the sleeps
+	for _, name := range []string{"after-death.txt", "child-after-death.txt"} {
+		if _, err := os.Stat(filepath.Join(p.dir, name)); err == nil {
+			t.Errorf("the bash command outlived codeloop and wrote %s", name)
+		}
 	}
 }
 
-// hasGrandchild reports whether a child of a child of pid runs a program
-// named comm, reading /proc.
-func hasGrandchild(pid int, comm string) bool {
-	children := func(p int) []int {
-		var out []int
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			c, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-			if err != nil {
-				continue
-			}
-			if parentOf(string(b)) == p {
-				out = append(out, c)
-			}
-		}
-		return out
+// procStat is /proc/PID/stat after the command name: state, ppid, pgrp, ….
+func procStat(pid int) []string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil
 	}
-	for _, c := range children(pid) {
-		for _, g := range children(c) {
-			if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(g), "comm")); err == nil && string(b) == comm+"\n" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// parentOf returns the parent pid from the text of /proc/PID/stat.
-func parentOf(stat string) int {
-	i := strings.LastIndexByte(stat, ')')
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
+}
+
+// pids lists the processes in /proc.
+func pids() []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// descendants returns the live descendants of pid that run a program named
+// comm.
+func descendants(pid int, comm string) []int {
+	parent := map[int]int{}
+	for _, p := range pids() {
+		if f := procStat(p); len(f) > 1 {
+			parent[p], _ = strconv.Atoi(f[1])
+		}
+	}
+	var out []int
+	for p := range parent {
+		for a := parent[p]; a > 1; a = parent[a] {
+			if a == pid {
+				b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "comm"))
+				if err == nil && string(b) == comm+"\n" {
+					out = append(out, p)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// processGroup returns the process group of pid.
+func processGroup(pid int) int {
+	f := procStat(pid)
+	if len(f) < 3 {
 		return 0
 	}
-	f := strings.Fields(stat[i+1:])
-	if len(f) < 2 {
-		return 0
+	g, _ := strconv.Atoi(f[2])
+	return g
+}
+
+// groupMembers returns the live (not zombie) processes of group pgrp.
+func groupMembers(pgrp int) []int {
+	var out []int
+	for _, p := range pids() {
+		if f := procStat(p); len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgrp) {
+			out = append(out, p)
+		}
 	}
-	pp, _ := strconv.Atoi(f[1])
-	return pp
+	return out
 }

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/proc"
 )
 
 // The integration tests run the reference server
@@ -70,15 +72,15 @@ func TestEverythingStreamableHTTP(t *testing.T) {
 	cmd := everythingCommand(t, "streamableHttp")
 	port := freePort(t)
 	// The server runs as a child of the test for its lifetime.
-	proc := exec.Command(cmd[0], cmd[1:]...)
-	proc.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	setProcessGroup(proc)
-	if err := proc.Start(); err != nil {
+	srv := exec.Command(cmd[0], cmd[1:]...)
+	srv.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	run, err := proc.Start(srv)
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = termGroup(proc.Process)
-		_ = proc.Wait()
+		_ = run.Signal(syscall.SIGTERM)
+		_ = run.Wait()
 	})
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	eventually(t, "the server to listen on "+addr, func() bool {

@@ -11,9 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codeloop/codeloop/internal/proc"
 )
 
 // Grace periods when stopping a local server: after its stdin is closed it
@@ -43,8 +46,7 @@ func (t *processTransport) Connect(context.Context) (sdk.Connection, error) {
 	cmd := exec.CommandContext(t.ctx, t.command[0], t.command[1:]...)
 	cmd.Dir = t.dir
 	cmd.Env = t.env
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.Cancel = func() error { return proc.SignalGroup(cmd.Process, syscall.SIGKILL) }
 	cmd.WaitDelay = waitDelay
 	stderr := &lineLogger{log: t.log, server: t.name}
 	cmd.Stderr = stderr
@@ -56,10 +58,14 @@ func (t *processTransport) Connect(context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	// proc.Start puts the server in a process group of its own, so that
+	// stopping it also stops whatever it started (npx starts node, say),
+	// and kills that group if codeloop dies without stopping it.
+	run, err := proc.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", filepath.Base(t.command[0]), err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, exited: make(chan struct{}), stderr: stderr}
+	p := &process{run: run, stdin: stdin, exited: make(chan struct{}), stderr: stderr}
 	go p.wait()
 	return (&sdk.IOTransport{Reader: eofReader{stdout}, Writer: p}).Connect(t.ctx)
 }
@@ -82,7 +88,7 @@ func (eofReader) Close() error { return nil }
 // process is a running local server. Writing to it writes to its stdin;
 // closing it stops it.
 type process struct {
-	cmd    *exec.Cmd
+	run    *proc.Process
 	stdin  io.WriteCloser
 	stderr *lineLogger
 
@@ -92,7 +98,7 @@ type process struct {
 }
 
 func (p *process) wait() {
-	p.waitErr = p.cmd.Wait()
+	p.waitErr = p.run.Wait()
 	p.stderr.flush()
 	close(p.exited)
 }
@@ -104,16 +110,16 @@ func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
 // started and left behind in its group is terminated too.
 func (p *process) Close() error {
 	p.once.Do(func() {
-		defer func() { _ = termGroup(p.cmd.Process) }()
+		defer func() { _ = p.run.Signal(syscall.SIGTERM) }()
 		_ = p.stdin.Close()
 		if p.waitFor(stopGrace) {
 			return
 		}
-		_ = termGroup(p.cmd.Process)
+		_ = p.run.Signal(syscall.SIGTERM)
 		if p.waitFor(stopGrace) {
 			return
 		}
-		_ = killGroup(p.cmd.Process)
+		_ = p.run.Signal(syscall.SIGKILL)
 		<-p.exited
 	})
 	return nil

@@ -8,11 +8,13 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/proc"
 	"github.com/codeloop/codeloop/internal/sandbox"
 )
 
@@ -189,7 +191,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 	defer timer.Stop()
 	var timedOut, aborted bool
 	select {
-	case <-run.done:
+	case <-run.p.Done():
 	case <-timer.C:
 		timedOut = true
 		run.kill(grace)
@@ -197,9 +199,9 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 		aborted = true
 		run.kill(grace)
 	}
-	<-run.done
+	runErr := run.p.Wait()
 
-	exit, signal := exitStatus(run.cmd)
+	exit, signal := exitStatus(run.p.Cmd())
 	var notes []string
 	if timedOut {
 		notes = append(notes, fmt.Sprintf("bash tool terminated the command after exceeding the timeout of %d ms. If it needs longer and is not waiting for input, run it again with a larger timeout.", timeout.Milliseconds()))
@@ -220,10 +222,10 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 			}
 		}
 	}
-	if run.err != nil && !errors.Is(run.err, exec.ErrWaitDelay) {
+	if runErr != nil && !errors.Is(runErr, exec.ErrWaitDelay) {
 		var ee *exec.ExitError
-		if !errors.As(run.err, &ee) {
-			notes = append(notes, "Error: "+run.err.Error())
+		if !errors.As(runErr, &ee) {
+			notes = append(notes, "Error: "+runErr.Error())
 		}
 	}
 
@@ -256,11 +258,12 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 
 // shellRun is a started shell.
 type shellRun struct {
-	cmd  *exec.Cmd
-	done chan struct{} // closed once Wait has returned
-	err  error         // Wait's error, valid after done
+	p *proc.Process
 }
 
+// startShell starts command in shell through proc.Start: in a process
+// group of its own that dies with codeloop. prepare may rewrite the
+// command (the sandbox runs it through its helper).
 func startShell(shell, command, dir string, out *bashSink, prepare func(*exec.Cmd) error) (*shellRun, error) {
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = dir
@@ -269,34 +272,28 @@ func startShell(shell, command, dir string, out *bashSink, prepare func(*exec.Cm
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.WaitDelay = bashPipeGrace
-	ownProcessGroup(cmd)
 	if err := prepare(cmd); err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", shell, err)
 	}
-	r := &shellRun{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		r.err = cmd.Wait()
-		close(r.done)
-	}()
-	return r, nil
+	return &shellRun{p: p}, nil
 }
 
 // kill ends the shell's whole process group: SIGTERM, then SIGKILL if it
 // is still there after grace.
 func (r *shellRun) kill(grace time.Duration) {
-	signalGroup(r.cmd, false)
+	_ = r.p.Signal(syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case <-r.done:
+	case <-r.p.Done():
 		// The shell is gone; make sure nothing it started lingers.
-		signalGroup(r.cmd, true)
 	case <-t.C:
-		signalGroup(r.cmd, true)
 	}
+	_ = r.p.Signal(syscall.SIGKILL)
 }
 
 // bashSink collects a command's output: in memory up to bashSpillBytes,

@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/codeloop/codeloop/internal/proc"
 )
 
 // ripgrep runs q with the rg binary at rg, asking for JSON output.
@@ -31,18 +34,24 @@ func (q *grepQuery) ripgrep(ctx context.Context, rg string) ([]grepMatch, error)
 	cmd := exec.CommandContext(ctx, rg, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of our own rather than StdoutPipe: proc waits for the process
+	// while the output is still being read.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("running ripgrep: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	defer stdout.Close()
+	cmd.Stdout = w
+	p, err := proc.Start(cmd)
+	w.Close()
+	if err != nil {
 		return nil, fmt.Errorf("running ripgrep: %w", err)
 	}
 	ms, perr := parseRipgrep(stdout)
 	if perr != nil {
 		_, _ = io.Copy(io.Discard, stdout)
 	}
-	werr := cmd.Wait()
+	werr := p.Wait()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
