@@ -1,0 +1,376 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// listDialog is a list to choose from (sessions, models) or a page of
+// text (help). Typing filters the list.
+type listDialog struct {
+	title  string
+	items  []listItem
+	text   []string
+	filter string
+	sel    int
+	pick   func(m *Model, it listItem) tea.Cmd
+}
+
+type listItem struct {
+	label, detail string
+	value         string
+}
+
+// listMsg carries a dialog whose items were loaded.
+type listMsg struct {
+	dialog *listDialog
+	err    error
+}
+
+func (m *Model) listMsg(msg listMsg) tea.Cmd {
+	if msg.err != nil {
+		return m.failed("listing", msg.err)
+	}
+	m.dialog = msg.dialog
+	return nil
+}
+
+// shown is the items matching the filter.
+func (d *listDialog) shown() []listItem {
+	if d.filter == "" {
+		return d.items
+	}
+	f := strings.ToLower(d.filter)
+	var out []listItem
+	for _, it := range d.items {
+		if strings.Contains(strings.ToLower(it.label+" "+it.detail+" "+it.value), f) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
+	d := m.dialog
+	items := d.shown()
+	switch k.String() {
+	case "esc", "ctrl+c":
+		m.dialog = nil
+	case "up", "ctrl+p":
+		if len(items) > 0 {
+			d.sel = (d.sel - 1 + len(items)) % len(items)
+		}
+	case "down", "ctrl+n":
+		if len(items) > 0 {
+			d.sel = (d.sel + 1) % len(items)
+		}
+	case "enter":
+		if d.pick == nil {
+			m.dialog = nil
+			return nil
+		}
+		if d.sel < len(items) {
+			m.dialog = nil
+			return d.pick(m, items[d.sel])
+		}
+	case "backspace":
+		if d.filter != "" {
+			d.filter = d.filter[:len(d.filter)-1]
+			d.sel = 0
+		}
+	default:
+		if d.pick != nil && k.Text != "" {
+			d.filter += k.Text
+			d.sel = 0
+		}
+	}
+	return nil
+}
+
+// openSessions lists the project's sessions to switch to.
+func (m *Model) openSessions() tea.Cmd {
+	c, ctx, now := m.c, m.ctx, m.now()
+	current := ""
+	if m.sess != nil {
+		current = m.sess.ID
+	}
+	return func() tea.Msg {
+		list, err := c.ListSessions(ctx, client.ListSessionsOptions{Roots: true})
+		if err != nil {
+			return listMsg{err: err}
+		}
+		d := &listDialog{title: "Sessions", pick: func(m *Model, it listItem) tea.Cmd { return m.openSessionCmd(it.value) }}
+		for i, s := range list {
+			detail := ago(now, time.UnixMilli(s.Time.Updated))
+			if s.ID == current {
+				detail += " · current"
+				d.sel = i
+			}
+			d.items = append(d.items, listItem{label: s.Title, detail: detail, value: s.ID})
+		}
+		if len(d.items) == 0 {
+			d.text = []string{"No sessions yet in this project."}
+		}
+		return listMsg{dialog: d}
+	}
+}
+
+// openModels lists the models, the recent ones first.
+func (m *Model) openModels() tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		cat, err := c.Models(ctx)
+		if err != nil {
+			return listMsg{err: err}
+		}
+		d := &listDialog{title: "Models", pick: func(m *Model, it listItem) tea.Cmd {
+			p, id, _ := strings.Cut(it.value, "/")
+			m.model = &client.ModelRef{ProviderID: p, ModelID: id}
+			return m.notify("model: "+it.value, false)
+		}}
+		names := map[string]string{}
+		var all []string
+		for _, p := range cat.Providers {
+			for _, md := range p.Models {
+				ref := p.ID + "/" + md.ID
+				names[ref] = md.Name
+				all = append(all, ref)
+			}
+		}
+		seen := map[string]bool{}
+		add := func(ref, tag string) {
+			if seen[ref] {
+				return
+			}
+			if _, ok := names[ref]; !ok {
+				return
+			}
+			seen[ref] = true
+			d.items = append(d.items, listItem{label: ref, detail: strings.TrimSpace(names[ref] + " " + tag), value: ref})
+		}
+		for _, r := range cat.Recent {
+			add(r.String(), "· recent")
+		}
+		for _, ref := range all {
+			add(ref, "")
+		}
+		if len(d.items) == 0 {
+			d.text = []string{"No model is available. Set a provider's API key, or run codeloop auth login."}
+		}
+		return listMsg{dialog: d}
+	}
+}
+
+// helpDialog lists the keys and commands.
+func helpDialog(m *Model) *listDialog {
+	text := []string{
+		"Enter               send",
+		"Shift+Enter, Ctrl+J newline",
+		"Esc Esc             interrupt the answer",
+		"Tab, Shift+Tab      next, previous agent",
+		"PgUp, PgDn          scroll",
+		"Alt+Up, Alt+Down    select a tool call",
+		"Ctrl+O              show or hide its input and output",
+		"!command            run a shell command",
+		"Ctrl+C              clear the input; quit when it is empty",
+		"",
+	}
+	for _, c := range append(builtinCommands(), m.commands...) {
+		text = append(text, fmt.Sprintf("/%-18s %s", c.Name, c.Description))
+	}
+	return &listDialog{title: "Help", text: text}
+}
+
+// permDialog is the state of the permission dialog for the first pending
+// request.
+type permDialog struct {
+	id      string
+	sel     int
+	typing  bool // typing the message of a rejection
+	message string
+}
+
+// permChoice is an answer the permission dialog offers.
+type permChoice struct{ label, reply, scope string }
+
+// permChoices() are the answers the dialog offers, in order.
+func permChoices() []permChoice {
+	return []permChoice{
+		{"Allow once", client.ReplyOnce, ""},
+		{"Allow always in this session", client.ReplyAlways, client.ScopeSession},
+		{"Allow always in this project", client.ReplyAlways, client.ScopeProject},
+		{"Allow always everywhere", client.ReplyAlways, client.ScopeGlobal},
+		{"Reject", client.ReplyReject, ""},
+		{"Reject and tell the model what to do instead", client.ReplyReject, ""},
+	}
+}
+
+func (m *Model) permKey(k tea.KeyPressMsg) tea.Cmd {
+	req := m.asks[0]
+	if m.perm.id != req.ID {
+		m.perm = permDialog{id: req.ID}
+	}
+	p := &m.perm
+	if p.typing {
+		switch k.String() {
+		case "esc":
+			p.typing = false
+		case "enter":
+			return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyReject, Message: strings.TrimSpace(p.message)})
+		case "backspace":
+			if r := []rune(p.message); len(r) > 0 {
+				p.message = string(r[:len(r)-1])
+			}
+		default:
+			p.message += k.Text
+		}
+		return nil
+	}
+	switch k.String() {
+	case "up", "k":
+		p.sel = (p.sel - 1 + len(permChoices())) % len(permChoices())
+	case "down", "j":
+		p.sel = (p.sel + 1) % len(permChoices())
+	case "y":
+		return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyOnce})
+	case "a":
+		return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyAlways, Scope: client.ScopeSession})
+	case "n":
+		return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyReject})
+	case "esc":
+		return m.escape()
+	case "enter":
+		ch := permChoices()[p.sel]
+		if p.sel == len(permChoices())-1 {
+			p.typing = true
+			return nil
+		}
+		return m.replyPermission(req, client.PermissionReply{Reply: ch.reply, Scope: ch.scope})
+	}
+	return nil
+}
+
+func (m *Model) replyPermission(req client.PermissionRequest, r client.PermissionReply) tea.Cmd {
+	m.dropAsk(req.ID)
+	return m.call("answering the permission request", "", func(ctx context.Context, c client.Client) error {
+		return c.ReplyPermission(ctx, req.ID, r)
+	})
+}
+
+// permView renders the permission dialog.
+func (m *Model) permView(width int) []string {
+	req := m.asks[0]
+	th := &m.theme
+	body := []string{}
+	what := strings.Join(req.Patterns, ", ")
+	switch req.Permission {
+	case "bash":
+		body = append(body, "Run "+what)
+	case "edit":
+		body = append(body, "Change "+what)
+	case "external_directory":
+		body = append(body, "Reach outside the project: "+what)
+	default:
+		body = append(body, req.Permission+": "+what)
+	}
+	if req.Reason != "" {
+		body = append(body, th.warn.Render("It cannot be checked against your rules: "+req.Reason))
+	}
+	if !m.current(req.SessionID) {
+		body = append(body, th.faint.Render("asked by a sub-agent"))
+	}
+	body = append(body, "")
+	if m.perm.typing && m.perm.id == req.ID {
+		body = append(body, "What should the model do instead?", "> "+m.perm.message+"▏", "",
+			th.faint.Render("Enter send · Esc back"))
+	} else {
+		sel := 0
+		if m.perm.id == req.ID {
+			sel = m.perm.sel
+		}
+		for i, ch := range permChoices() {
+			line := "  " + ch.label
+			if i == sel {
+				line = th.selected.Render("› " + ch.label)
+			}
+			body = append(body, line)
+		}
+		body = append(body, "", th.faint.Render("↑↓ Enter · y once · a always · n reject"))
+	}
+	if len(m.asks) > 1 {
+		body = append(body, th.faint.Render(fmt.Sprintf("%d more waiting", len(m.asks)-1)))
+	}
+	return frame(th, "Permission needed: "+req.Permission, body, width)
+}
+
+// listView renders a list dialog in at most height lines.
+func (m *Model) listView(width, height int) []string {
+	d := m.dialog
+	th := &m.theme
+	var body []string
+	if d.pick != nil {
+		body = append(body, "> "+d.filter+"▏")
+	}
+	body = append(body, d.text...)
+	items := d.shown()
+	room := max(height-len(body)-3, 1)
+	start := 0
+	if d.sel >= room {
+		start = d.sel - room + 1
+	}
+	for i := start; i < len(items) && i < start+room; i++ {
+		it := items[i]
+		line := it.label
+		if it.detail != "" {
+			line += "  " + th.faint.Render(it.detail)
+		}
+		if i == d.sel {
+			line = th.selected.Render("› " + it.label + "  " + it.detail)
+		} else {
+			line = "  " + line
+		}
+		body = append(body, line)
+	}
+	if d.pick != nil {
+		body = append(body, th.faint.Render("type to filter · ↑↓ Enter · Esc close"))
+	} else {
+		body = append(body, th.faint.Render("Esc close"))
+	}
+	return frame(th, d.title, body, width)
+}
+
+// frame draws lines in a box of width cells with title on its top edge.
+func frame(th *theme, title string, lines []string, width int) []string {
+	if width < 8 {
+		return lines
+	}
+	inner := width - 4
+	top := "╭─ " + truncate(title, inner-2) + " "
+	top += strings.Repeat("─", max(width-1-cellWidth(top), 0)) + "╮"
+	out := []string{th.border.Render(top)}
+	for _, l := range lines {
+		l = truncate(l, inner)
+		out = append(out, th.border.Render("│")+" "+padRight(l, inner)+" "+th.border.Render("│"))
+	}
+	return append(out, th.border.Render("╰"+strings.Repeat("─", width-2)+"╯"))
+}
+
+// ago says how long before now t was.
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Format("2006-01-02")
+}

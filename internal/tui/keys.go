@@ -1,0 +1,291 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// newInput returns the message editor: Enter sends (the view handles it),
+// Shift+Enter, Ctrl+J and Alt+Enter insert a newline.
+func newInput(th theme) textarea.Model {
+	in := textarea.New()
+	in.Prompt = ""
+	in.ShowLineNumbers = false
+	in.Placeholder = "Ask anything, / for commands, ! for a shell command"
+	in.DynamicHeight = true
+	in.MinHeight = 1
+	in.MaxHeight = 8
+	in.MaxContentHeight = 0
+	in.CharLimit = 0
+	in.SetVirtualCursor(false)
+	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"))
+	// Page keys scroll the transcript.
+	in.KeyMap.PageUp = key.NewBinding(key.WithDisabled())
+	in.KeyMap.PageDown = key.NewBinding(key.WithDisabled())
+	in.SetStyles(inputStyles(th))
+	in.Focus()
+	return in
+}
+
+func inputStyles(th theme) textarea.Styles {
+	s := textarea.DefaultDarkStyles()
+	s.Focused.Base = s.Focused.Base.UnsetBackground()
+	s.Focused.CursorLine = th.user
+	s.Focused.Text = th.user
+	s.Focused.Placeholder = th.faint
+	s.Blurred = s.Focused
+	return s
+}
+
+// key handles a key press: the open dialog's first, then the view's own,
+// then the editor's.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" && m.input.Value() == "" && m.dialog == nil {
+		m.quitting = true
+		return tea.Quit
+	}
+	if m.dialog != nil {
+		return m.dialogKey(k)
+	}
+	if len(m.asks) > 0 {
+		return m.permKey(k)
+	}
+	if len(m.questions) > 0 {
+		return m.questionKey(k)
+	}
+	if m.comp.open() {
+		if cmd, ok := m.compKey(k); ok {
+			return cmd
+		}
+	}
+	switch k.String() {
+	case "ctrl+c":
+		m.input.Reset()
+		m.comp.update(m)
+		return nil
+	case "ctrl+d":
+		if m.input.Value() == "" {
+			m.quitting = true
+			return tea.Quit
+		}
+	case "esc":
+		return m.escape()
+	case "enter":
+		text := m.input.Value()
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		m.input.Reset()
+		m.comp.update(m)
+		m.layout()
+		return m.submit(text)
+	case "tab":
+		m.cycleAgent(1)
+		return nil
+	case "shift+tab":
+		m.cycleAgent(-1)
+		return nil
+	case "pgup":
+		m.tr.scroll(-max(1, m.transcriptHeight()-2), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
+		return nil
+	case "pgdown":
+		m.tr.scroll(max(1, m.transcriptHeight()-2), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
+		return nil
+	case "ctrl+o":
+		m.toggleTool()
+		return nil
+	case "alt+up":
+		m.selectTool(-1)
+		return nil
+	case "alt+down":
+		m.selectTool(1)
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	m.comp.update(m)
+	m.layout()
+	return cmd
+}
+
+// paste inserts pasted text into the editor (or the dialog's field).
+func (m *Model) paste(text string) tea.Cmd {
+	if m.perm.typing {
+		m.perm.message += text
+		return nil
+	}
+	if m.quest.typing {
+		m.quest.text += text
+		return nil
+	}
+	if m.dialog != nil {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(tea.PasteMsg{Content: text})
+	m.comp.update(m)
+	m.layout()
+	return cmd
+}
+
+// escape: the first Esc while busy arms an interrupt for two seconds, the
+// second sends it.
+func (m *Model) escape() tea.Cmd {
+	if !m.busy() || m.sess == nil {
+		return nil
+	}
+	if m.escArmed != 0 {
+		m.escArmed = 0
+		m.toast = toast{}
+		id := m.sess.ID
+		return m.call("interrupting", "interrupted", func(ctx context.Context, c client.Client) error { return c.Abort(ctx, id) })
+	}
+	m.seq++
+	m.escArmed = m.seq
+	m.toast = toast{text: "press Esc again to interrupt", seq: m.seq}
+	return expireAfter(m.seq, 2*time.Second)
+}
+
+// submit sends what was typed: a slash command, a shell command or a
+// prompt.
+func (m *Model) submit(text string) tea.Cmd {
+	trimmed := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(trimmed, "/"):
+		name, args, _ := strings.Cut(trimmed[1:], " ")
+		return m.slash(name, strings.TrimSpace(args))
+	case strings.HasPrefix(trimmed, "!"):
+		command := strings.TrimSpace(trimmed[1:])
+		if command == "" {
+			return nil
+		}
+		agent := m.agent
+		return m.withSession(func(id string) tea.Cmd {
+			return m.call("running the command", "", func(ctx context.Context, c client.Client) error {
+				_, err := c.Shell(ctx, id, client.ShellInput{Command: command, Agent: agent})
+				return err
+			})
+		})
+	}
+	in := client.PromptInput{Agent: m.agent, Model: m.model, Parts: []client.PartInput{client.TextInput(text)}}
+	return m.withSession(func(id string) tea.Cmd {
+		return m.call("sending", "", func(ctx context.Context, c client.Client) error {
+			_, err := c.Prompt(ctx, id, in)
+			return err
+		})
+	})
+}
+
+// slash runs a slash command: the view's own, or the project's.
+func (m *Model) slash(name, args string) tea.Cmd {
+	switch name {
+	case "new", "clear":
+		m.newSession()
+		return m.notify("new session: it starts with your next message", false)
+	case "sessions", "resume":
+		return m.openSessions()
+	case "models", "model":
+		return m.openModels()
+	case "help":
+		m.dialog = helpDialog(m)
+		return nil
+	case "exit", "quit", "q":
+		m.quitting = true
+		return tea.Quit
+	}
+	found := false
+	for _, c := range m.commands {
+		found = found || c.Name == name
+	}
+	if !found {
+		return m.notify(fmt.Sprintf("unknown command /%s; /help lists them", name), true)
+	}
+	in := client.CommandInput{Command: name, Arguments: args, Agent: m.agent, Model: m.model}
+	return m.withSession(func(id string) tea.Cmd {
+		return m.call("running /"+name, "", func(ctx context.Context, c client.Client) error {
+			_, err := c.Command(ctx, id, in)
+			return err
+		})
+	})
+}
+
+// cycleAgent moves to the next (or previous) primary agent.
+func (m *Model) cycleAgent(step int) {
+	var names []string
+	for _, a := range m.agents {
+		if a.Primary() && !a.Hidden {
+			names = append(names, a.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	i := 0
+	for j, n := range names {
+		if n == m.agent {
+			i = j
+		}
+	}
+	m.agent = names[(i+step+len(names))%len(names)]
+}
+
+// toolKeys lists the keys of the tool calls, in order.
+func (m *Model) toolKeys() []string {
+	var out []string
+	for _, e := range m.tr.entries {
+		if _, ok := e.(*toolEntry); ok {
+			out = append(out, e.key())
+		}
+	}
+	return out
+}
+
+// selectTool moves the selection among tool calls; the first move
+// selects the newest.
+func (m *Model) selectTool(step int) {
+	keys := m.toolKeys()
+	if len(keys) == 0 {
+		return
+	}
+	i := len(keys) - 1
+	if m.selected != "" {
+		for j, k := range keys {
+			if k == m.selected {
+				i = min(max(j+step, 0), len(keys)-1)
+			}
+		}
+	}
+	m.setSelected(keys[i])
+}
+
+func (m *Model) setSelected(k string) {
+	if old, ok := m.tr.find(m.selected).(*toolEntry); ok {
+		old.selected = false
+		old.cache.reset()
+	}
+	m.selected = k
+	if e, ok := m.tr.find(k).(*toolEntry); ok {
+		e.selected = true
+		e.cache.reset()
+	}
+}
+
+// toggleTool expands or folds the selected tool call (the newest when
+// none is selected).
+func (m *Model) toggleTool() {
+	if m.selected == "" {
+		m.selectTool(0)
+	}
+	if e, ok := m.tr.find(m.selected).(*toolEntry); ok {
+		e.expanded = !e.expanded
+		e.cache.reset()
+	}
+}

@@ -1,0 +1,104 @@
+// Package tui is codeloop's full-screen terminal interface: a session's
+// transcript, a multi-line editor, a status line and the dialogs that
+// answer the engine's permission requests and questions.
+//
+// It reaches the engine only through client.Client, so it runs the same
+// over the in-process client and over a server. The transcript is
+// virtualised: a frame renders only the entries on screen, and an entry
+// keeps its rendered lines per width, so a long session costs what is
+// visible.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// Options say what the view shows and how.
+type Options struct {
+	Client client.Client
+	// SessionID opens that session; Continue opens the newest one of the
+	// project; otherwise a new session starts with the first prompt.
+	SessionID string
+	Continue  bool
+	// Model ("provider/model") and Agent answer the prompts; empty for
+	// the session's or the defaults.
+	Model, Agent string
+	// Prompt is sent as soon as the view is up.
+	Prompt string
+	// NoColor draws without colour (NO_COLOR).
+	NoColor bool
+	// CrashDir receives the report of a crash.
+	CrashDir string
+	// Version goes into crash reports.
+	Version string
+	// Input and Output replace the terminal, for tests.
+	Input  io.Reader
+	Output io.Writer
+	// Now is the clock; nil for time.Now.
+	Now func() time.Time
+}
+
+// ErrHangup reports that the terminal went away (SIGHUP).
+var ErrHangup = errors.New("the terminal hung up")
+
+// Run shows the view until the user quits, ctx ends (its error is
+// returned) or the terminal hangs up (ErrHangup). In every case the
+// terminal is restored before Run returns. A panic is caught: the
+// terminal is restored, a report is written to opts.CrashDir and a
+// *CrashError says where.
+func Run(ctx context.Context, opts Options) error {
+	m := New(ctx, opts)
+	g := &guard{}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	p := tea.NewProgram(&guarded{m: m, g: g}, popts...)
+
+	// The terminal going away ends the view like a quit.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	hungUp := make(chan bool, 1)
+	go func() {
+		select {
+		case <-hup:
+			hungUp <- true
+			p.Quit()
+		case <-done:
+			hungUp <- false
+		}
+	}()
+	_, err := p.Run()
+	signal.Stop(hup)
+	close(done)
+	hung := <-hungUp
+	if m.events != nil {
+		_ = m.events.Close()
+	}
+	if c := g.crash(); c != nil {
+		return writeCrash(opts.CrashDir, opts.Version, c)
+	}
+	switch {
+	case hung:
+		return ErrHangup
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil && !errors.Is(err, tea.ErrProgramKilled):
+		return err
+	}
+	return nil
+}
