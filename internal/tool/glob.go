@@ -66,6 +66,9 @@ func searchRoot(call *Call, path string) (string, os.FileInfo, error) {
 		}
 		return "", nil, fmt.Errorf("searching %s: %w", root, err)
 	}
+	if err := checkRegular(root, info); err != nil {
+		return "", nil, err
+	}
 	return root, info, nil
 }
 

@@ -73,7 +73,7 @@ func (r ignoreRules) ignored(comps []string, isDir bool) bool {
 }
 
 func readIgnore(path string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(path)
+	f, err := openRegular(path) // an ignore file that is a named pipe is skipped, not waited on
 	if err != nil {
 		return nil
 	}
