@@ -80,8 +80,9 @@ func AnalyzeBash(cmd string) Analysis { return AnalyzeShell(cmd, "bash") }
 
 // AnalyzeShell is AnalyzeBash for a text run by the shell program shell
 // (a name or path such as "/bin/zsh"): zsh and mksh texts are parsed in
-// their own syntax, fish texts are not analysed, and every other shell's
-// as bash.
+// their own syntax, those of the other POSIX shells (sh, dash, ksh, …) as
+// bash, and those of fish or a program not known as a POSIX shell (csh,
+// nu, pwsh, …) are not analysed.
 func AnalyzeShell(cmd, shell string) Analysis {
 	z := &analyzer{
 		printer:  syntax.NewPrinter(syntax.SingleLine(true)),
@@ -90,7 +91,11 @@ func AnalyzeShell(cmd, shell string) Analysis {
 		vars:     newVarFacts(),
 	}
 	z.cfg = &expand.Config{Env: expand.FuncEnviron(keepTilde)}
-	z.shellText(programName(shell), field{val: cmd}, runCtx{})
+	if prog := programName(shell); shells[prog] {
+		z.shellText(prog, field{val: cmd}, runCtx{})
+	} else {
+		z.fail("the configured shell %s is not a POSIX shell whose syntax is analysed", prog)
+	}
 	z.out.Reason = strings.Join(z.reasons, "; ")
 	z.out.Unanalysable = len(z.reasons) > 0
 	return z.out

@@ -206,6 +206,10 @@ func TestAnalyzeShell(t *testing.T) {
 		{"touch marker", "/bin/mksh", []string{"touch marker"}, false},
 		{"echo (touch marker)", "fish", nil, true},
 		{"ls && rm x", "/bin/sh", []string{"ls", "rm x"}, false},
+		{"ls && rm x", "/bin/dash", []string{"ls", "rm x"}, false},
+		{"ls", "/bin/tcsh", nil, true},
+		{"ls", "/usr/bin/nu", nil, true},
+		{"ls", "pwsh", nil, true},
 	}
 	for _, tt := range tests {
 		a := AnalyzeShell(tt.cmd, tt.shell)
