@@ -219,6 +219,13 @@ func prepareImport(e Export, opts ImportOptions, renew bool, now time.Time) (Inf
 		info.ProjectID = opts.ProjectID
 	}
 	msgs := e.Messages
+	seen := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		if seen[m.Info.ID] && m.Info.ID != "" {
+			return Info{}, nil, fmt.Errorf("importing: message id %s appears twice", m.Info.ID)
+		}
+		seen[m.Info.ID] = true
+	}
 	if renew {
 		info.ID = id.Descending(id.Session)
 		info.Slug = newSlug()
