@@ -96,16 +96,25 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newRootCmd(e *env) *cobra.Command {
+	var o tuiOptions
 	root := &cobra.Command{
-		Use:           "codeloop",
-		Short:         "An AI coding agent for the terminal",
+		Use:   "codeloop [dir]",
+		Short: "An AI coding agent for the terminal",
+		Long: "An AI coding agent for the terminal.\n\n" +
+			"In a terminal, codeloop opens its interface on the project in dir (the working\n" +
+			"directory by default); codeloop run answers one prompt without it.",
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return e.setup()
 		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.tui(cmd, args, o)
+		},
 	}
+	addTUIFlags(root, &o)
 	root.SetVersionTemplate("{{.Version}}\n")
 	// A flag that does not parse (a bad number, a bad boolean) is a usage
 	// error in every command.

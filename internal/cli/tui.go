@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codeloop/codeloop/internal/app"
+	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/local"
+	"github.com/codeloop/codeloop/internal/tui"
+)
+
+// tuiOptions are the root command's flags: what the interface opens.
+type tuiOptions struct {
+	model, agent, session, prompt string
+	cont                          bool
+}
+
+// exitHangup is the exit status after the terminal hung up (128+SIGHUP).
+const exitHangup = 129
+
+// addTUIFlags adds the interface's flags to the root command.
+func addTUIFlags(root *cobra.Command, o *tuiOptions) {
+	f := root.Flags()
+	f.BoolVarP(&o.cont, "continue", "c", false, "continue the last session")
+	f.StringVarP(&o.session, "session", "s", "", "session id to open")
+	f.StringVarP(&o.model, "model", "m", "", "model to use, as provider/model")
+	f.StringVar(&o.agent, "agent", "", "agent to use")
+	f.StringVar(&o.prompt, "prompt", "", "prompt to send when the interface opens")
+}
+
+// isDir reports whether p names an existing directory.
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// tui opens the interface on the directory args name (the working
+// directory when none) when standard input and output are terminals, and
+// prints the help otherwise. An argument that is not a directory is an
+// unknown command.
+func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		if len(args) > 1 || !isDir(args[0]) {
+			return unknownCommand(cmd, args)
+		}
+		if dir, err = filepath.Abs(args[0]); err != nil {
+			return err
+		}
+	}
+	if !isTerminal(e.stdout) || !e.stdinTerminal() {
+		return cmd.Help()
+	}
+	if o.cont && o.session != "" {
+		return &exitCodeError{code: exitUsage, err: errors.New("--continue and --session cannot be used together")}
+	}
+	if o.model != "" {
+		if _, ok := app.ParseModel(o.model); !ok {
+			return &exitCodeError{code: exitUsage, err: fmt.Errorf("--model %q: want provider/model", o.model)}
+		}
+	}
+	ctx := cmd.Context()
+	// The app outlives an interrupt long enough to save the session.
+	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
+		Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
+	})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := runAgent(a, o.agent); err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	c := local.New(a)
+	defer c.Close()
+	if o.session != "" {
+		if _, err := c.GetSession(ctx, o.session); errors.Is(err, client.ErrNotFound) {
+			return &exitCodeError{code: exitError, err: fmt.Errorf("session %s does not exist; codeloop session list shows the sessions", o.session)}
+		} else if err != nil {
+			return err
+		}
+	}
+	err = tui.Run(ctx, tui.Options{
+		Client: c, SessionID: o.session, Continue: o.cont, Model: o.model, Agent: o.agent, Prompt: o.prompt,
+		NoColor: e.getenv("NO_COLOR") != "", CrashDir: e.dirs.Log(), Version: Version,
+	})
+	var crash *tui.CrashError
+	switch {
+	case errors.As(err, &crash):
+		return &exitCodeError{code: exitError, err: crash}
+	case errors.Is(err, tui.ErrHangup):
+		return &exitCodeError{code: exitHangup}
+	case ctx.Err() != nil:
+		return &exitCodeError{code: interruptedCode(ctx)}
+	}
+	return err
+}
+
+// stdinTerminal reports whether standard input is a terminal.
+func (e *env) stdinTerminal() bool {
+	_, ok := e.terminal()
+	return ok
+}
+
+// unknownCommand is the error for arguments that name neither a command
+// nor a directory, with cobra's suggestions.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return errors.New(msg)
+}
