@@ -17,13 +17,32 @@ var frontEnds = []string{
 	module + "/internal/cli",
 	module + "/internal/tui",
 	module + "/internal/server",
+	module + "/internal/acp",
 	module + "/bench", // the benchmark harness drives the command line in-process
+}
+
+// clientOnly are the front ends that reach the engine through
+// internal/client alone: they may not depend on the engine's packages.
+var clientOnly = []string{
+	module + "/internal/tui",
+	module + "/internal/server",
+	module + "/internal/acp",
+}
+
+// engine are the packages clientOnly front ends may not depend on.
+var engine = []string{
+	module + "/internal/session",
+	module + "/internal/store",
+	module + "/internal/tool",
+	module + "/internal/app",
 }
 
 var uiModules = []string{"charm.land/", "github.com/charmbracelet/", "github.com/spf13/cobra"}
 
 // leaves import nothing of codeloop's.
-var leaves = []string{"internal/store", "internal/id", "internal/bus", "internal/paths"}
+// internal/client is one too, so that its users depend on nothing of the
+// engine.
+var leaves = []string{"internal/store", "internal/id", "internal/bus", "internal/paths", "internal/client"}
 
 type pkg struct {
 	ImportPath string
@@ -57,30 +76,44 @@ func listPackages(t *testing.T) []pkg {
 	return pkgs
 }
 
+// hasPrefix reports whether s is one of prefixes or lies below one: a
+// prefix ending in "/" matches what starts with it, any other matches
+// itself and the paths below it ("internal/cli" does not match
+// "internal/client").
 func hasPrefix(s string, prefixes []string) bool {
 	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
+		if strings.HasSuffix(p, "/") && strings.HasPrefix(s, p) || s == p || strings.HasPrefix(s, p+"/") {
 			return true
 		}
 	}
 	return false
 }
 
-// TestLayers keeps the core free of UI code and the bottom packages free of
-// codeloop imports.
+// TestLayers keeps the core free of UI code, the front ends that use
+// internal/client free of the engine's packages, and the bottom packages
+// free of codeloop imports.
 func TestLayers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	sawCobra := false
+	sawCobra, sawTUI := false, false
 	for _, p := range listPackages(t) {
 		if p.ImportPath == module+"/internal/cli" {
 			for _, d := range p.Deps {
 				sawCobra = sawCobra || d == "github.com/spf13/cobra"
 			}
 		}
+		if p.ImportPath == module+"/internal/tui" {
+			for _, d := range p.Deps {
+				sawTUI = sawTUI || d == module+"/internal/client"
+			}
+		}
 		front := hasPrefix(p.ImportPath, frontEnds)
+		viaClient := hasPrefix(p.ImportPath, clientOnly)
 		for _, d := range p.Deps {
+			if viaClient && hasPrefix(d, engine) {
+				t.Errorf("front end %s depends on %s; it must reach the engine through internal/client only", p.ImportPath, d)
+			}
 			if !front && (hasPrefix(d, uiModules) || hasPrefix(d, frontEnds)) {
 				t.Errorf("core package %s depends on %s; only %v may", p.ImportPath, d, frontEnds)
 			}
@@ -93,5 +126,8 @@ func TestLayers(t *testing.T) {
 	}
 	if !sawCobra {
 		t.Fatal("internal/cli does not list cobra among its dependencies: the check sees nothing")
+	}
+	if !sawTUI {
+		t.Fatal("internal/tui does not list internal/client among its dependencies: the check sees nothing")
 	}
 }
