@@ -65,10 +65,14 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	case "up", "ctrl+p":
 		if len(items) > 0 {
 			d.sel = (d.sel - 1 + len(items)) % len(items)
+		} else {
+			d.sel = max(d.sel-1, 0)
 		}
 	case "down", "ctrl+n":
 		if len(items) > 0 {
 			d.sel = (d.sel + 1) % len(items)
+		} else {
+			d.sel = min(d.sel+1, max(len(d.text)-1, 0))
 		}
 	case "enter":
 		if d.pick == nil {
@@ -263,34 +267,37 @@ func (m *Model) replyPermission(req client.PermissionRequest, r client.Permissio
 	})
 }
 
-// permView renders the permission dialog.
-func (m *Model) permView(width int) []string {
+// permView renders the permission dialog in at most height lines: when
+// space is short the blank lines and hints go first, then the choices
+// far from the selected one.
+func (m *Model) permView(width, height int) []string {
 	req := m.asks[0]
 	th := &m.theme
-	body := []string{}
+	var head []string
 	what := strings.Join(req.Patterns, ", ")
 	switch req.Permission {
 	case "bash":
-		body = append(body, "Run "+what)
+		head = append(head, "Run "+what)
 	case "edit":
-		body = append(body, "Change "+what)
+		head = append(head, "Change "+what)
 	case "external_directory":
-		body = append(body, "Reach outside the project: "+what)
+		head = append(head, "Reach outside the project: "+what)
 	default:
-		body = append(body, req.Permission+": "+what)
+		head = append(head, req.Permission+": "+what)
 	}
 	if req.Reason != "" {
-		body = append(body, th.warn.Render("It cannot be checked against your rules: "+req.Reason))
+		head = append(head, th.warn.Render("It cannot be checked against your rules: "+req.Reason))
 	}
 	if !m.current(req.SessionID) {
-		body = append(body, th.faint.Render("asked by a sub-agent"))
+		head = append(head, th.faint.Render("asked by a sub-agent"))
 	}
-	body = append(body, "")
+	var choices, tail []string
+	sel := 0
 	if m.perm.typing && m.perm.id == req.ID {
-		body = append(body, "What should the model do instead?", "> "+m.perm.message+"▏", "",
-			th.faint.Render("Enter send · Esc back"))
+		choices = []string{"What should the model do instead?", "> " + m.perm.message + "▏"}
+		sel = 1
+		tail = []string{th.faint.Render("Enter send · Esc back")}
 	} else {
-		sel := 0
 		if m.perm.id == req.ID {
 			sel = m.perm.sel
 		}
@@ -299,50 +306,73 @@ func (m *Model) permView(width int) []string {
 			if i == sel {
 				line = th.selected.Render("› " + ch.label)
 			}
-			body = append(body, line)
+			choices = append(choices, line)
 		}
-		body = append(body, "", th.faint.Render("↑↓ Enter · y once · a always · n reject"))
+		tail = []string{th.faint.Render("↑↓ Enter · y once · a always · n reject")}
 	}
 	if len(m.asks) > 1 {
-		body = append(body, th.faint.Render(fmt.Sprintf("%d more waiting", len(m.asks)-1)))
+		tail = append(tail, th.faint.Render(fmt.Sprintf("%d more waiting", len(m.asks)-1)))
 	}
-	return frame(th, "Permission needed: "+req.Permission, body, width)
+	return frame(th, "Permission needed: "+req.Permission, fit(head, choices, sel, tail, height-2), width)
 }
 
-// listView renders a list dialog in at most height lines.
+// fit lays out a dialog's body in at most room lines: the head, a blank
+// line, the choices, a blank line and the tail; when that is too tall the
+// blank lines, then the tail, then choices far from sel are left out, and
+// at last the head is cut.
+func fit(head, choices []string, sel int, tail []string, room int) []string {
+	join := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	blank := []string{""}
+	if full := join(head, blank, choices, blank, tail); len(full) <= room {
+		return full
+	}
+	if b := join(head, choices, tail); len(b) <= room {
+		return b
+	}
+	if b := join(head, choices); len(b) <= room {
+		return b
+	}
+	if len(head) >= room {
+		head = head[:max(room-1, 0)]
+	}
+	n := max(room-len(head), 1)
+	start := min(max(sel-n/2, 0), max(len(choices)-n, 0))
+	return join(head, choices[start:min(start+n, len(choices))])
+}
+
+// listView renders a list dialog in at most height lines; a page of
+// text scrolls with the arrows.
 func (m *Model) listView(width, height int) []string {
 	d := m.dialog
 	th := &m.theme
-	var body []string
+	var head, choices []string
 	if d.pick != nil {
-		body = append(body, "> "+d.filter+"▏")
+		head = append(head, "> "+d.filter+"▏")
 	}
-	body = append(body, d.text...)
-	items := d.shown()
-	room := max(height-len(body)-3, 1)
-	start := 0
-	if d.sel >= room {
-		start = d.sel - room + 1
-	}
-	for i := start; i < len(items) && i < start+room; i++ {
-		it := items[i]
-		line := it.label
+	choices = append(choices, d.text...)
+	sel := d.sel
+	for i, it := range d.shown() {
+		line := "  " + it.label
 		if it.detail != "" {
 			line += "  " + th.faint.Render(it.detail)
 		}
 		if i == d.sel {
 			line = th.selected.Render("› " + it.label + "  " + it.detail)
-		} else {
-			line = "  " + line
 		}
-		body = append(body, line)
+		choices = append(choices, line)
 	}
+	hint := "Esc close"
 	if d.pick != nil {
-		body = append(body, th.faint.Render("type to filter · ↑↓ Enter · Esc close"))
-	} else {
-		body = append(body, th.faint.Render("Esc close"))
+		hint = "type to filter · ↑↓ Enter · Esc close"
+		sel += len(d.text)
 	}
-	return frame(th, d.title, body, width)
+	return frame(th, d.title, fit(head, choices, sel, []string{th.faint.Render(hint)}, height-2), width)
 }
 
 // frame draws lines in a box of width cells with title on its top edge.

@@ -100,7 +100,7 @@ func (m *Model) answer(req client.QuestionRequest, labels []string) tea.Cmd {
 }
 
 // questionView renders the question dialog.
-func (m *Model) questionView(width int) []string {
+func (m *Model) questionView(width, height int) []string {
 	req := m.questions[0]
 	th := &m.theme
 	d := m.quest
@@ -108,9 +108,13 @@ func (m *Model) questionView(width int) []string {
 		d = questionDialog{}
 	}
 	q := req.Questions[d.index]
-	body := []string{q.Question, ""}
+	head := []string{q.Question}
+	var choices, tail []string
+	sel := d.sel
 	if d.typing {
-		body = append(body, "> "+d.text+"▏", "", th.faint.Render("Enter send · Esc back"))
+		choices = []string{"> " + d.text + "▏"}
+		sel = 0
+		tail = []string{th.faint.Render("Enter send · Esc back")}
 	} else {
 		for i, o := range q.Options {
 			tick := ""
@@ -129,20 +133,21 @@ func (m *Model) questionView(width int) []string {
 			} else {
 				line = "  " + line
 			}
-			body = append(body, line)
+			choices = append(choices, line)
 		}
 		other := "Type an answer"
 		if d.sel == len(q.Options) {
-			body = append(body, th.selected.Render("› "+other))
+			choices = append(choices, th.selected.Render("› "+other))
 		} else {
-			body = append(body, "  "+other)
+			choices = append(choices, "  "+other)
 		}
 		hint := "↑↓ Enter · Esc dismiss"
 		if q.Multiple {
 			hint = "↑↓ Space tick · Enter · Esc dismiss"
 		}
-		body = append(body, "", th.faint.Render(hint))
+		tail = []string{th.faint.Render(hint)}
 	}
+	body := fit(head, choices, sel, tail, height-2)
 	title := q.Header
 	if len(req.Questions) > 1 {
 		title += fmt.Sprintf(" (%d of %d)", d.index+1, len(req.Questions))

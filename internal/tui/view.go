@@ -114,9 +114,9 @@ func (m *Model) overlay(width, height int) []string {
 	case m.dialog != nil:
 		return m.listView(width, height)
 	case len(m.asks) > 0:
-		return m.permView(width)
+		return m.permView(width, height)
 	case len(m.questions) > 0:
-		return m.questionView(width)
+		return m.questionView(width, height)
 	case m.comp.open():
 		return m.comp.view(m, width)
 	}
