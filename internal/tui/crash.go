@@ -18,20 +18,28 @@ type crash struct {
 }
 
 // guard records the first panic of the view, its updates and its
-// commands, then lets it go on, so Bubble Tea restores the terminal.
+// commands, and quits the program instead of letting the panic kill it,
+// so the terminal is restored in order.
 type guard struct {
+	quit func() // quits the program; set once it exists
+
 	mu    sync.Mutex
 	first *crash
 }
 
+// recover records a panic and has the program quit; it must be deferred.
 func (g *guard) recover() {
-	if r := recover(); r != nil {
-		g.mu.Lock()
-		if g.first == nil {
-			g.first = &crash{value: r, stack: debug.Stack()}
-		}
-		g.mu.Unlock()
-		panic(r)
+	r := recover()
+	if r == nil {
+		return
+	}
+	g.mu.Lock()
+	if g.first == nil {
+		g.first = &crash{value: r, stack: debug.Stack()}
+	}
+	g.mu.Unlock()
+	if g.quit != nil {
+		go g.quit() // not from the program's goroutine, which may be the caller
 	}
 }
 
@@ -47,9 +55,9 @@ func (g *guard) wrap(cmd tea.Cmd) tea.Cmd {
 	if cmd == nil {
 		return nil
 	}
-	return func() tea.Msg {
+	return func() (msg tea.Msg) {
 		defer g.recover()
-		msg := cmd()
+		msg = cmd()
 		if b, ok := msg.(tea.BatchMsg); ok {
 			out := make(tea.BatchMsg, len(b))
 			for i, c := range b {
@@ -61,24 +69,31 @@ func (g *guard) wrap(cmd tea.Cmd) tea.Cmd {
 	}
 }
 
-// guarded is the model with its panics recorded.
+// guarded is the model with its panics recorded. Once one happened it
+// stops updating and draws nothing while the program quits.
 type guarded struct {
 	m *Model
 	g *guard
 }
 
-func (w *guarded) Init() tea.Cmd {
+func (w *guarded) Init() (cmd tea.Cmd) {
 	defer w.g.recover()
 	return w.g.wrap(w.m.Init())
 }
 
-func (w *guarded) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (w *guarded) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+	if w.g.crash() != nil {
+		return w, nil
+	}
 	defer w.g.recover()
-	_, cmd := w.m.Update(msg)
+	_, cmd = w.m.Update(msg)
 	return w, w.g.wrap(cmd)
 }
 
-func (w *guarded) View() tea.View {
+func (w *guarded) View() (v tea.View) {
+	if w.g.crash() != nil {
+		return tea.View{}
+	}
 	defer w.g.recover()
 	return w.m.View()
 }

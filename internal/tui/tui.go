@@ -41,9 +41,11 @@ type Options struct {
 	CrashDir string
 	// Version goes into crash reports.
 	Version string
-	// Input and Output replace the terminal, for tests.
-	Input  io.Reader
-	Output io.Writer
+	// Input and Output replace the terminal, for tests; Width and
+	// Height then give the size of the screen.
+	Input         io.Reader
+	Output        io.Writer
+	Width, Height int
 	// Now is the clock; nil for time.Now.
 	Now func() time.Time
 }
@@ -59,16 +61,22 @@ var ErrHangup = errors.New("the terminal hung up")
 func Run(ctx context.Context, opts Options) error {
 	m := New(ctx, opts)
 	g := &guard{}
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	// The program is not given ctx: its end would kill the program without
+	// waiting for the input reader; a quit ends it in order.
+	popts := []tea.ProgramOption{tea.WithoutSignalHandler()}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
 	p := tea.NewProgram(&guarded{m: m, g: g}, popts...)
+	g.quit = p.Quit
 
-	// The terminal going away ends the view like a quit.
+	// The terminal going away, or ctx ending, ends the view like a quit.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -77,6 +85,9 @@ func Run(ctx context.Context, opts Options) error {
 		select {
 		case <-hup:
 			hungUp <- true
+			p.Quit()
+		case <-ctx.Done():
+			hungUp <- false
 			p.Quit()
 		case <-done:
 			hungUp <- false
