@@ -222,7 +222,9 @@ func TestRunEndsWithItsContext(t *testing.T) {
 	defer in.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{Client: c, Input: in, Output: &out, Width: 80, Height: 24, NoColor: true}) }()
+	go func() {
+		done <- Run(ctx, Options{Client: c, Input: in, Output: &out, Width: 80, Height: 24, NoColor: true})
+	}()
 	deadline := time.Now().Add(clienttest.Timeout)
 	for !strings.Contains(out.String(), "build") {
 		if time.Now().After(deadline) {
