@@ -174,5 +174,27 @@ finish stop input=2000 output=10
 	tm.start("second", p.dir, p.commandLine("-c"), 100, 30)
 	tm.waitFor("second", "Greeting change", "┃ say hello", "Hello from the fake model.", "┃ write the proof",
 		"$ echo approved > proof.txt", "The proof file is written.")
-	tm.keys("second", "C-c")
+
+	// SIGTERM ends the interface with the status shells expect, and the
+	// terminal is given back: the interface's screen is gone.
+	pid := strings.TrimSpace(tm.run("display-message", "-p", "-t", "second", "#{pane_pid}"))
+	if out, err := exec.Command("kill", "-TERM", pid).CombinedOutput(); err != nil {
+		t.Fatalf("kill %s: %v %s", pid, err, out)
+	}
+	deadline = time.Now().Add(15 * time.Second)
+	for {
+		if dead, status := tm.dead("second"); dead {
+			if status != "143" {
+				t.Errorf("exit status %s after SIGTERM, want 143", status)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("codeloop did not end on SIGTERM:\n%s", tm.screen("second"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if s := tm.screen("second"); strings.Contains(s, "build · fake/model") {
+		t.Errorf("the interface is still on screen after it ended:\n%s", s)
+	}
 }
