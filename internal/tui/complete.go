@@ -96,6 +96,7 @@ func builtinCommands() []client.Command {
 		{Name: "new", Description: "start a new session"},
 		{Name: "sessions", Description: "switch to another session"},
 		{Name: "models", Description: "choose the model"},
+		{Name: "compact", Description: "summarise the session to free the context"},
 		{Name: "help", Description: "show keys and commands"},
 		{Name: "exit", Description: "quit codeloop"},
 	}

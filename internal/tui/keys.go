@@ -200,6 +200,15 @@ func (m *Model) slash(name, args string) tea.Cmd {
 	case "exit", "quit", "q":
 		m.quitting = true
 		return tea.Quit
+	case "compact", "summarize":
+		if m.sess == nil {
+			return m.notify("there is nothing to compact yet", true)
+		}
+		id := m.sess.ID
+		return m.call("compacting", "compacting the conversation", func(ctx context.Context, c client.Client) error {
+			_, err := c.Command(ctx, id, client.CommandInput{Command: "compact"})
+			return err
+		})
 	}
 	found := false
 	for _, c := range m.commands {
