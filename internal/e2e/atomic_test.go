@@ -24,8 +24,9 @@ import (
 // with write and edit, and checks that the file is whole every time: its
 // original content or one of the versions written, never a part of one.
 //
-// It kills 50 times by default (CODELOOP_REWRITE_KILLS changes that) and
-// is skipped with -short.
+// It kills 50 times by default (CODELOOP_REWRITE_KILLS changes that;
+// CODELOOP_REWRITE_SEED replays a run's kill delays) and is skipped with
+// -short.
 func TestCrashWhileRewriting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills codeloop at random moments; run without -short")
@@ -39,7 +40,14 @@ func TestCrashWhileRewriting(t *testing.T) {
 		kills = n
 	}
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if v := os.Getenv("CODELOOP_REWRITE_SEED"); v != "" {
+		s, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("CODELOOP_REWRITE_SEED=%q", v)
+		}
+		seed = s
+	}
+	t.Logf("seed %d (CODELOOP_REWRITE_SEED replays it)", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>1|1))
 
 	version := func(tag string) string {
@@ -49,16 +57,23 @@ func TestCrashWhileRewriting(t *testing.T) {
 	original := version("original")
 	versions := map[string]bool{original: true}
 	var step fakellm.Step
+	call := func(id, tool string, input map[string]any) {
+		b, _ := json.Marshal(input)
+		step = append(step, fakellm.Call(id, tool, string(b))...)
+	}
+	// Twelve writes of a whole new version, each followed by an edit that
+	// renames the version's tag on every line.
 	for i := range 12 {
-		v := version(fmt.Sprintf("version%02d", i))
-		versions[v] = true
-		input, _ := json.Marshal(map[string]string{"filePath": "big.txt", "content": v})
-		step = append(step, fakellm.Call(fmt.Sprintf("call_%d", i), "write", string(input))...)
+		tag, edited := fmt.Sprintf("version%02d", i), fmt.Sprintf("edited%02d", i)
+		v := version(tag)
+		versions[v], versions[strings.ReplaceAll(v, tag+" ", edited+" ")] = true, true
+		call(fmt.Sprintf("call_w%d", i), "write", map[string]any{"filePath": "big.txt", "content": v})
+		call(fmt.Sprintf("call_e%d", i), "edit", map[string]any{"filePath": "big.txt", "oldString": tag + " ", "newString": edited + " ", "replaceAll": true})
 	}
 	step = append(step, fakellm.Finish(llm.FinishToolCalls, llm.Usage{Input: 10, Output: 10})...)
 	steps := []fakellm.Step{step, append(fakellm.Text("t", "Done."), fakellm.Finish(llm.FinishStop, llm.Usage{})...)}
 
-	torn, killed := 0, 0
+	torn, killed, midWrite := 0, 0, 0
 	for i := 0; killed < kills && i < kills*3; i++ {
 		r := newRig(t, steps, map[string]string{"big.txt": original})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -71,10 +86,21 @@ func TestCrashWhileRewriting(t *testing.T) {
 		}
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
-		// Kill soon after the file is first seen to change, when a write
-		// is most likely under way.
-		waitChange(filepath.Join(r.dir, "big.txt"), exited)
-		time.Sleep(time.Duration(rng.IntN(400)) * time.Microsecond)
+		// A third of the runs kill while a new version is being staged,
+		// a third just after the file is first seen to change (when an
+		// in-place write would be under way), a third within 5 ms of that,
+		// while the writes and edits that follow run.
+		switch i % 3 {
+		case 0:
+			waitStaged(r.dir, exited)
+			time.Sleep(time.Duration(rng.IntN(300)) * time.Microsecond)
+		case 1:
+			waitChange(filepath.Join(r.dir, "big.txt"), exited, true)
+			time.Sleep(time.Duration(rng.IntN(50)) * time.Microsecond)
+		default:
+			waitChange(filepath.Join(r.dir, "big.txt"), exited, false)
+			time.Sleep(time.Duration(rng.IntN(5000)) * time.Microsecond)
+		}
 		select {
 		case <-exited:
 		default:
@@ -85,6 +111,9 @@ func TestCrashWhileRewriting(t *testing.T) {
 			}
 		}
 		cancel()
+		if staged, _ := filepath.Glob(filepath.Join(r.dir, ".big.txt.codeloop-*")); len(staged) > 0 {
+			midWrite++ // the kill cut a write short: its staged file is left
+		}
 		got, err := os.ReadFile(filepath.Join(r.dir, "big.txt"))
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
@@ -94,16 +123,37 @@ func TestCrashWhileRewriting(t *testing.T) {
 			t.Errorf("run %d: big.txt is torn: %d bytes, starting %q", i, len(got), got[:min(len(got), 20)])
 		}
 	}
-	t.Logf("%d kills, %d torn files", killed, torn)
+	t.Logf("%d kills (%d in the middle of a write or edit), %d torn files", killed, midWrite, torn)
 	if killed < kills {
 		t.Errorf("only %d of %d runs were still going at their kill moment", killed, kills)
 	}
 }
 
+// waitStaged returns once dir holds a staged temporary file of big.txt,
+// or the process has exited, or after 30 seconds.
+func waitStaged(dir string, exited <-chan struct{}) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".big.txt.codeloop-") {
+				return
+			}
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+}
+
 // waitChange returns once the file at path differs in size, time or inode
 // from when it was first looked at, or the process has exited, or after
-// 30 seconds.
-func waitChange(path string, exited <-chan struct{}) {
+// 30 seconds. With spin it looks again at once rather than sleeping
+// between looks, to catch a write in its first microseconds.
+func waitChange(path string, exited <-chan struct{}, spin bool) {
 	first, _ := os.Stat(path)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -116,7 +166,9 @@ func waitChange(path string, exited <-chan struct{}) {
 		if err != nil || first == nil || changed(first, now) {
 			return
 		}
-		time.Sleep(20 * time.Microsecond)
+		if !spin {
+			time.Sleep(20 * time.Microsecond)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,13 +15,14 @@ type stagedFile struct {
 }
 
 // stageFile writes content to a temporary file in the directory of path
-// (of its final target when path is a symbolic link), with the mode and,
-// where the system allows, the owner of the file it will replace; a new
-// file gets mode. Parent directories are created.
+// (of its final target when path is a symbolic link, even one whose target
+// does not exist yet), with the mode (special bits included) and, where
+// the system allows, the owner of the file it will replace; a new file gets
+// mode. Parent directories are created.
 func stageFile(path string, content []byte, mode fs.FileMode) (*stagedFile, error) {
-	target := path
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		target = resolved
+	target, err := linkTarget(path)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -30,16 +30,20 @@ func stageFile(path string, content []byte, mode fs.FileMode) (*stagedFile, erro
 	}
 	old, statErr := os.Stat(target)
 	if statErr == nil {
-		mode = old.Mode().Perm()
+		mode = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".codeloop-*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", path, err)
+		return nil, fmt.Errorf("writing %s: cannot create a temporary file beside it: %w", path, err)
 	}
 	s := &stagedFile{tmp: f.Name(), target: target}
-	err = writeSynced(f, content, mode)
-	if err == nil && statErr == nil {
-		keepOwner(f, old)
+	if _, err = f.Write(content); err == nil {
+		if statErr == nil {
+			keepOwner(f, old) // before the mode: a change of owner clears set-id bits
+		}
+		if err = f.Chmod(mode); err == nil {
+			err = f.Sync()
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -51,14 +55,30 @@ func stageFile(path string, content []byte, mode fs.FileMode) (*stagedFile, erro
 	return s, nil
 }
 
-func writeSynced(f *os.File, content []byte, mode fs.FileMode) error {
-	if _, err := f.Write(content); err != nil {
-		return err
+// maxLinks bounds the symbolic links followed from one path, as the
+// system's own limit does.
+const maxLinks = 40
+
+// linkTarget follows path through symbolic links to the file a write
+// should replace. Unlike filepath.EvalSymlinks it accepts a final target
+// that does not exist: writing through a dangling link creates the file
+// the link names, as writing in place would.
+func linkTarget(path string) (string, error) {
+	for range maxLinks {
+		info, err := os.Lstat(path)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			return path, nil // not a link (or nothing there): this is the target
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
 	}
-	if err := f.Chmod(mode); err != nil {
-		return err
-	}
-	return f.Sync()
+	return "", fmt.Errorf("more than %d symbolic links to follow", maxLinks)
 }
 
 // commit renames the staged file over its target and syncs the directory,
@@ -73,12 +93,9 @@ func (s *stagedFile) commit() error {
 	return nil
 }
 
-// discard removes the staged file.
-func (s *stagedFile) discard() {
-	if err := os.Remove(s.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		_ = err // a leftover temporary file is harmless and named as ours
-	}
-}
+// discard removes the staged file. A file that cannot be removed is left:
+// its name marks it as codeloop's and it harms nothing.
+func (s *stagedFile) discard() { _ = os.Remove(s.tmp) }
 
 // syncDir makes a rename in dir durable. Systems that cannot sync a
 // directory are left to their own ordering.

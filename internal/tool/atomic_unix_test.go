@@ -57,6 +57,68 @@ func TestWriteAtomicKeepsFile(t *testing.T) {
 			},
 		},
 		{
+			name: "set-id bits kept",
+			setup: func(t *testing.T, dir string) string {
+				p := filepath.Join(dir, "tool")
+				writeFiles(t, dir, map[string]string{"tool": "old"})
+				if err := os.Chmod(p, 0o755|os.ModeSetuid|os.ModeSetgid); err != nil {
+					t.Fatal(err)
+				}
+				if info, _ := os.Stat(p); info.Mode()&(os.ModeSetuid|os.ModeSetgid) == 0 {
+					t.Skip("the file system does not keep set-id bits")
+				}
+				return p
+			},
+			check: func(t *testing.T, dir, path string) {
+				info, _ := os.Stat(path)
+				if want := 0o755 | os.ModeSetuid | os.ModeSetgid; info.Mode()&^os.ModeType != want {
+					t.Errorf("mode %v, want %v", info.Mode(), want)
+				}
+			},
+		},
+		{
+			name: "dangling symbolic link creates its target",
+			setup: func(t *testing.T, dir string) string {
+				link := filepath.Join(dir, "link.txt")
+				if err := os.Symlink(filepath.Join("real", "later.txt"), link); err != nil {
+					t.Fatal(err)
+				}
+				return link
+			},
+			check: func(t *testing.T, dir, path string) {
+				info, err := os.Lstat(path)
+				if err != nil || info.Mode()&os.ModeSymlink == 0 {
+					t.Fatalf("the link was replaced by a file: %v %v", info, err)
+				}
+				if got := readFile(t, filepath.Join(dir, "real", "later.txt")); got != "new content" {
+					t.Errorf("target holds %q", got)
+				}
+			},
+		},
+		{
+			name: "chain of symbolic links",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, map[string]string{"real/target.txt": "old"})
+				if err := os.Symlink(filepath.Join(dir, "real", "target.txt"), filepath.Join(dir, "real", "second")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(filepath.Join("real", "second"), filepath.Join(dir, "first")); err != nil {
+					t.Fatal(err)
+				}
+				return filepath.Join(dir, "first")
+			},
+			check: func(t *testing.T, dir, path string) {
+				for _, l := range []string{path, filepath.Join(dir, "real", "second")} {
+					if info, err := os.Lstat(l); err != nil || info.Mode()&os.ModeSymlink == 0 {
+						t.Errorf("%s is no longer a link: %v %v", l, info, err)
+					}
+				}
+				if got := readFile(t, filepath.Join(dir, "real", "target.txt")); got != "new content" {
+					t.Errorf("target holds %q", got)
+				}
+			},
+		},
+		{
 			name: "new file in a new directory",
 			setup: func(t *testing.T, dir string) string {
 				return filepath.Join(dir, "a", "b", "new.txt")
@@ -69,7 +131,7 @@ func TestWriteAtomicKeepsFile(t *testing.T) {
 			},
 		},
 		{
-			name: "owner kept",
+			name: "owner and set-user-id bit kept",
 			setup: func(t *testing.T, dir string) string {
 				if os.Geteuid() != 0 {
 					t.Skip("changing a file's owner needs root")
@@ -79,6 +141,9 @@ func TestWriteAtomicKeepsFile(t *testing.T) {
 				if err := os.Chown(p, 4321, 4322); err != nil {
 					t.Fatal(err)
 				}
+				if err := os.Chmod(p, 0o750|os.ModeSetuid); err != nil {
+					t.Fatal(err)
+				}
 				return p
 			},
 			check: func(t *testing.T, dir, path string) {
@@ -86,6 +151,9 @@ func TestWriteAtomicKeepsFile(t *testing.T) {
 				st := info.Sys().(*syscall.Stat_t)
 				if st.Uid != 4321 || st.Gid != 4322 {
 					t.Errorf("owner %d:%d, want 4321:4322", st.Uid, st.Gid)
+				}
+				if want := 0o750 | os.ModeSetuid; info.Mode()&^os.ModeType != want {
+					t.Errorf("mode %v, want %v: the change of owner cleared the set-user-id bit", info.Mode(), want)
 				}
 			},
 		},
