@@ -475,15 +475,19 @@ func (m *Model) newSession() {
 	m.spinTag++
 }
 
-// notify shows a toast for a few seconds.
+// notify shows a toast, its first line, for a few seconds.
 func (m *Model) notify(text string, bad bool) tea.Cmd {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
 	m.seq++
 	m.toast = toast{text: text, bad: bad, seq: m.seq}
 	return expireAfter(m.seq, 4*time.Second)
 }
 
 // failed shows an error; an operation the client does not support says
-// so plainly.
+// so plainly. An error of several lines (one that says what to do) is
+// also written into the transcript, where it stays.
 func (m *Model) failed(what string, err error) tea.Cmd {
 	if errors.Is(err, client.ErrUnsupported) {
 		return m.notify(err.Error(), true)
@@ -491,5 +495,10 @@ func (m *Model) failed(what string, err error) tea.Cmd {
 	if errors.Is(err, client.ErrBusy) {
 		return m.notify(what+": the session is busy; press Esc twice to interrupt it", true)
 	}
-	return m.notify(what+": "+err.Error(), true)
+	text := what + ": " + err.Error()
+	if strings.Contains(text, "\n") {
+		m.seq++
+		m.tr.put(&noteEntry{k: m.lastKey() + fmt.Sprintf("/~f%06d", m.seq), text: text, kind: noteError})
+	}
+	return m.notify(text, true)
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -163,6 +164,10 @@ func TestUpdate(t *testing.T) {
 				Error: &client.MessageError{Name: "APIError", Data: client.MessageErrorData{Message: "rate limited"}}}}}), showing: []string{"Error: rate limited"}},
 			{msgs: typed("again"), showing: []string{"Error: rate limited", "> again"}},
 		}},
+		{"a failure with details shows them in the transcript", []step{
+			{msgs: append(opened, resultMsg{what: "sending", err: errors.New("no model is available.\nSet a provider's API key.")}),
+				showing: []string{"sending: no model is available.", "Set a provider's API key."}},
+		}},
 		{"lost events reload the session", []step{
 			{msgs: append(opened, eventsMsg{client.EventsDroppedEvent{Count: 3}}), check: func(t *testing.T, m *Model, cmd tea.Cmd) {
 				if cmd == nil {
@@ -195,6 +200,9 @@ func TestUpdate(t *testing.T) {
 					st.check(t, m, cmd)
 				}
 				scr := screen(m)
+				if !m.quitting {
+					checkFrame(t, scr, 80, 24)
+				}
 				for _, w := range st.showing {
 					if !strings.Contains(scr, w) {
 						t.Errorf("step %d: the screen lacks %q:\n%s", i+1, w, scr)
