@@ -8,7 +8,8 @@ import (
 	"github.com/codeloop/codeloop/internal/client"
 )
 
-// maxCompletions is how many commands the completion list shows.
+// maxCompletions is how many commands the completion list shows at once;
+// the list scrolls with the selection.
 const maxCompletions = 8
 
 // completion lists the slash commands matching what is typed after a
@@ -47,9 +48,6 @@ func (c *completion) update(m *Model) {
 		}
 	}
 	c.items = append(starts, contains...)
-	if len(c.items) > maxCompletions {
-		c.items = c.items[:maxCompletions]
-	}
 	c.sel = min(c.sel, max(len(c.items)-1, 0))
 }
 
@@ -97,6 +95,8 @@ func builtinCommands() []client.Command {
 		{Name: "sessions", Description: "switch to another session"},
 		{Name: "models", Description: "choose the model"},
 		{Name: "compact", Description: "summarise the session to free the context"},
+		{Name: "undo", Description: "undo the last message and its file changes"},
+		{Name: "redo", Description: "bring back what undo removed"},
 		{Name: "help", Description: "show keys and commands"},
 		{Name: "exit", Description: "quit codeloop"},
 	}
@@ -110,7 +110,9 @@ func (c *completion) view(m *Model, width int) []string {
 		nameW = max(nameW, len(it.Name)+1)
 	}
 	var out []string
-	for i, it := range c.items {
+	start := min(max(c.sel-maxCompletions+1, 0), max(len(c.items)-maxCompletions, 0))
+	for i := start; i < len(c.items) && i < start+maxCompletions; i++ {
+		it := c.items[i]
 		line := padRight("/"+it.Name, nameW) + "  " + th.faint.Render(it.Description)
 		line = truncate(" "+line, width)
 		if i == c.sel {

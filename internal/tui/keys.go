@@ -200,6 +200,21 @@ func (m *Model) slash(name, args string) tea.Cmd {
 	case "exit", "quit", "q":
 		m.quitting = true
 		return tea.Quit
+	case "undo", "redo":
+		if m.sess == nil {
+			return m.notify("there is nothing to "+name+" yet", true)
+		}
+		id, last := m.sess.ID, m.lastUserMessage()
+		if name == "undo" {
+			return m.call("undoing", "undone", func(ctx context.Context, c client.Client) error {
+				_, err := c.Revert(ctx, id, client.RevertInput{MessageID: last})
+				return err
+			})
+		}
+		return m.call("redoing", "redone", func(ctx context.Context, c client.Client) error {
+			_, err := c.Unrevert(ctx, id)
+			return err
+		})
 	case "compact", "summarize":
 		if m.sess == nil {
 			return m.notify("there is nothing to compact yet", true)
@@ -224,6 +239,17 @@ func (m *Model) slash(name, args string) tea.Cmd {
 			return err
 		})
 	})
+}
+
+// lastUserMessage is the id of the newest message of the user's.
+func (m *Model) lastUserMessage() string {
+	last := ""
+	for id, st := range m.msgs {
+		if st.info.Role == client.RoleUser && id > last {
+			last = id
+		}
+	}
+	return last
 }
 
 // cycleAgent moves to the next (or previous) primary agent.

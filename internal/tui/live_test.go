@@ -162,6 +162,10 @@ finish stop input=3000 output=10
 	p.until("the shell command", p.keys("enter"), shows("✓ bash $ echo from the shell"))
 	p.until("its output", p.keys("ctrl+o"), shows("from the shell\n"))
 
+	// Undo is not available in process: the view says why.
+	p.typed("/undo")
+	p.until("undo's refusal", p.keys("esc", "enter"), shows("revert is not available: codeloop does not record file snapshots"))
+
 	p.typed("/sessions")
 	p.until("the session list", p.keys("esc", "enter"), shows("╭─ Sessions", "current"))
 	p.keys("esc")
