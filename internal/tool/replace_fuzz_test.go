@@ -6,8 +6,9 @@ import (
 )
 
 // FuzzReplace runs the edit replacer chain on arbitrary content, including
-// text that is not valid UTF-8. It must never panic; a result must contain
-// newString and keep the text around the replaced span.
+// text that is not valid UTF-8. It must never panic. A result must contain
+// newString; a single replacement must be the content with one span of it
+// replaced by newString and everything around that span kept.
 func FuzzReplace(f *testing.F) {
 	seeds := []struct{ content, old, new string }{
 		{"func a() {\n\treturn 1\n}\n", "return 1", "return 2"},
@@ -32,7 +33,33 @@ func FuzzReplace(f *testing.F) {
 		if !strings.Contains(got, newString) {
 			t.Fatalf("result %q lacks newString %q", got, newString)
 		}
+		if !all && !oneSpanReplaced(content, got, newString) {
+			t.Fatalf("result %q is not %q with one span replaced by %q (%s)", got, content, newString, strategy)
+		}
 	})
+}
+
+// oneSpanReplaced reports whether got is content[:start] + newString +
+// content[end:] for some start <= end. It works from the common prefix and
+// suffix of the two texts, so that it stays linear on large inputs.
+func oneSpanReplaced(content, got, newString string) bool {
+	prefix := 0
+	for prefix < len(content) && prefix < len(got) && content[prefix] == got[prefix] {
+		prefix++
+	}
+	suffix := 0
+	for suffix < len(content) && suffix < len(got) && content[len(content)-1-suffix] == got[len(got)-1-suffix] {
+		suffix++
+	}
+	// got[start+len(newString):] must be a suffix of content: at most
+	// suffix bytes long, and not reaching before start in content.
+	for start := max(0, len(got)-len(newString)-suffix); start <= prefix; start++ {
+		rest := len(got) - start - len(newString)
+		if rest >= 0 && rest <= len(content)-start && got[start:start+len(newString)] == newString {
+			return true
+		}
+	}
+	return false
 }
 
 func TestWordRunsInvalidUTF8(t *testing.T) {
@@ -55,6 +82,29 @@ func TestWordRunsInvalidUTF8(t *testing.T) {
 			if got[i] != tt.want[i] {
 				t.Errorf("wordRuns(%q, %q) = %v, want %v", tt.s, tt.words, got, tt.want)
 			}
+		}
+	}
+}
+
+func TestOneSpanReplaced(t *testing.T) {
+	tests := []struct {
+		content, got, newString string
+		want                    bool
+	}{
+		{"abc", "aXc", "X", true},
+		{"abc", "Xabc", "X", true},
+		{"abc", "abcX", "X", true},
+		{"abc", "X", "X", true},
+		{"abcabc", "abXabc", "X", true},
+		{"abc", "aXcX", "X", false},
+		{"abc", "abd", "X", false},
+		{"aaa", "aXa", "X", true},
+		{"ab", "aXXb", "XX", true},
+		{"ab", "ba", "", false},
+	}
+	for _, tt := range tests {
+		if got := oneSpanReplaced(tt.content, tt.got, tt.newString); got != tt.want {
+			t.Errorf("oneSpanReplaced(%q, %q, %q) = %v, want %v", tt.content, tt.got, tt.newString, got, tt.want)
 		}
 	}
 }
