@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -132,4 +133,47 @@ func groupMembers(pgrp int) []int {
 		}
 	}
 	return out
+}
+
+// TestKilledRunStopsMCPServer kills `codeloop run` with SIGKILL while a
+// local MCP server runs, one that put a child in the background: both must
+// die with codeloop.
+func TestKilledRunStopsMCPServer(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	p := newProject(t, "step\ntext Waiting\nhang\n", nil)
+	pids := t.TempDir()
+	p.writeConfig(fmt.Sprintf(`{"experimental": {"mcp_startup_wait": 100},
+		"mcp": {"kids": {"type": "local", "command": ["sh", "-c", "sleep 300 & echo $! > %[1]s/child; echo $$ > %[1]s/server; exec sleep 300"]}}}`, pids))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := p.command(ctx, "run", "wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.model.Hung():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the model was never reached")
+	}
+	var procs []int
+	for _, name := range []string{"server", "child"} {
+		b, err := os.ReadFile(filepath.Join(pids, name))
+		if err != nil {
+			t.Fatalf("the server did not start: %v", err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		procs = append(procs, pid)
+	}
+	group := processGroup(procs[0])
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for left := groupMembers(group); len(left) > 0; left = groupMembers(group) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the MCP server's processes %v outlived codeloop", left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
