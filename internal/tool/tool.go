@@ -2,8 +2,17 @@
 // of tools an agent may see, and the truncation every tool output passes
 // through. The built-in tools live in this package too, one file each.
 //
-// It may import llm, permission, id, bus and store; the session loop, agents
-// and the MCP client import it.
+// The built-in tools keep three promises. They read and change regular
+// files only: a named pipe, socket or device is refused with a
+// *NotRegularError, and files are opened without blocking, so no tool call
+// can hang on one (regular.go). They never write a file in place: write,
+// edit and apply_patch stage new content beside the target and rename it
+// over, so after a crash a file is whole, old or new (atomic.go). And the
+// processes they start (the bash tool's shell, ripgrep) go through
+// internal/proc, so none outlives codeloop.
+//
+// It may import llm, permission, proc, sandbox, id, bus and store; the
+// session loop, agents and the MCP client import it.
 package tool
 
 import (
