@@ -321,3 +321,18 @@ func TestBashPermissions(t *testing.T) {
 		t.Errorf("bash ask %+v", b)
 	}
 }
+
+// BenchmarkBashTrue measures a whole bash call of a command that does
+// nothing: the cost of starting the shell and what goes with it.
+func BenchmarkBashTrue(b *testing.B) {
+	dir := b.TempDir()
+	env := testEnv(b)
+	env.Shell = "/bin/sh"
+	tl := toolByID(b, env, "bash")
+	for b.Loop() {
+		call, _ := newCall(b, "bash", dir, map[string]any{"command": "true"})
+		if _, err := tl.Run(context.Background(), call); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
