@@ -86,21 +86,37 @@ func (tm *tmuxTerm) paste(name, text string) {
 	tm.run("paste-buffer", "-p", "-b", "e2e", "-t", name)
 }
 
-// dead reports whether the window's program has exited, and its status.
-func (tm *tmuxTerm) dead(name string) (bool, string) {
-	out := strings.Fields(tm.run("display-message", "-p", "-t", name, "#{pane_dead} #{pane_dead_status}"))
-	if len(out) == 0 || out[0] != "1" {
-		return false, ""
+// exited waits for codeloop in the window to exit and returns its exit
+// status, which the shell running it writes to statusFile. (tmux's own
+// record of a pane's status is not reliable: it can miss the exit.)
+func (tm *tmuxTerm) exited(name, statusFile string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, err := os.ReadFile(statusFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			return strings.TrimSpace(string(b))
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("codeloop did not exit in %s:\n%s", name, tm.screen(name))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	if len(out) > 1 {
-		return true, out[1]
+}
+
+// pid returns the pid of the program the window's shell runs.
+func (tm *tmuxTerm) pid(name string) string {
+	tm.t.Helper()
+	shell := strings.TrimSpace(tm.run("display-message", "-p", "-t", name, "#{pane_pid}"))
+	b, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil || len(strings.Fields(string(b))) == 0 {
+		tm.t.Fatalf("finding the child of the shell %s: %q %v", shell, b, err)
 	}
-	return true, ""
+	return strings.Fields(string(b))[0]
 }
 
 // commandLine is a shell command that runs codeloop with the project's
-// environment only.
-func (p *project) commandLine(args ...string) string {
+// environment only and writes its exit status to statusFile.
+func (p *project) commandLine(statusFile string, args ...string) string {
 	var b strings.Builder
 	b.WriteString("env -i")
 	for _, kv := range append(p.env(), "TERM=xterm-256color", "LANG=C.UTF-8") {
@@ -110,6 +126,7 @@ func (p *project) commandLine(args ...string) string {
 	for _, a := range args {
 		b.WriteString(" " + shellQuote(a))
 	}
+	b.WriteString("; echo $? > " + shellQuote(statusFile))
 	return b.String()
 }
 
@@ -117,7 +134,8 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // TestTUI drives the interface in a terminal: a prompt typed and
 // answered, a pasted prompt whose shell command is approved in the
-// permission dialog, a quit, and codeloop -c showing the transcript again.
+// permission dialog, a streaming answer interrupted with Esc Esc, a quit,
+// codeloop -c showing the transcript again, and SIGTERM.
 func TestTUI(t *testing.T) {
 	tm := newTmux(t)
 	script := `
@@ -130,12 +148,16 @@ finish tool-calls
 step
 text The proof file is written.
 finish stop input=2000 output=10
+step
+text Here is a long answer that never ends
+hang
 `
 	p := newProject(t, script, nil)
 	if err := os.WriteFile(filepath.Join(p.dir, "codeloop.json"), []byte(`{"permission": {"bash": "ask"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm.start("first", p.dir, p.commandLine(), 100, 30)
+	status := filepath.Join(t.TempDir(), "status")
+	tm.start("first", p.dir, p.commandLine(status+"1"), 100, 30)
 	tm.waitFor("first", "new session", "build", "fake/model")
 
 	tm.typeText("first", "say hello")
@@ -155,44 +177,32 @@ finish stop input=2000 output=10
 		t.Fatalf("proof.txt: %q, %v", b, err)
 	}
 
+	// Esc Esc interrupts an answer that is still streaming; what came is kept.
+	tm.typeText("first", "tell me everything")
+	tm.keys("first", "Enter")
+	tm.waitFor("first", "Here is a long answer that never ends", "Esc Esc interrupts")
+	tm.keys("first", "Escape")
+	tm.waitFor("first", "press Esc again to interrupt")
+	tm.keys("first", "Escape")
+	tm.waitFor("first", "Interrupted.", "Here is a long answer that never ends")
+
 	tm.keys("first", "C-c")
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		dead, status := tm.dead("first")
-		if dead {
-			if status != "0" {
-				t.Fatalf("codeloop exited with status %s:\n%s", status, tm.screen("first"))
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("codeloop did not quit on Ctrl+C:\n%s", tm.screen("first"))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if code := tm.exited("first", status+"1"); code != "0" {
+		t.Fatalf("codeloop exited with status %s:\n%s", code, tm.screen("first"))
 	}
 
-	tm.start("second", p.dir, p.commandLine("-c"), 100, 30)
+	tm.start("second", p.dir, p.commandLine(status+"2", "-c"), 100, 30)
 	tm.waitFor("second", "Greeting change", "┃ say hello", "Hello from the fake model.", "┃ write the proof",
-		"$ echo approved > proof.txt", "The proof file is written.")
+		"$ echo approved > proof.txt", "The proof file is written.", "Here is a long answer that never ends", "Interrupted.")
 
 	// SIGTERM ends the interface with the status shells expect, and the
 	// terminal is given back: the interface's screen is gone.
-	pid := strings.TrimSpace(tm.run("display-message", "-p", "-t", "second", "#{pane_pid}"))
+	pid := tm.pid("second")
 	if out, err := exec.Command("kill", "-TERM", pid).CombinedOutput(); err != nil {
 		t.Fatalf("kill %s: %v %s", pid, err, out)
 	}
-	deadline = time.Now().Add(15 * time.Second)
-	for {
-		if dead, status := tm.dead("second"); dead {
-			if status != "143" {
-				t.Errorf("exit status %s after SIGTERM, want 143", status)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("codeloop did not end on SIGTERM:\n%s", tm.screen("second"))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if code := tm.exited("second", status+"2"); code != "143" {
+		t.Errorf("exit status %s after SIGTERM, want 143", code)
 	}
 	if s := tm.screen("second"); strings.Contains(s, "build · fake/model") {
 		t.Errorf("the interface is still on screen after it ended:\n%s", s)
