@@ -140,6 +140,27 @@ func TestUpdate(t *testing.T) {
 				}
 			}},
 		}},
+		{"a question is answered from its options", []step{
+			{msgs: append(opened, eventsMsg{client.QuestionAskedEvent{QuestionRequest: client.QuestionRequest{ID: "que_1", SessionID: sessID,
+				Questions: []client.QuestionInfo{{Question: "Which colour?", Header: "Colour", Options: []client.QuestionOption{{Label: "Red"}, {Label: "Blue"}}}}}}}),
+				showing: []string{"Question: Colour", "Which colour?", "› Red", "Blue", "Type an answer"}},
+			{msgs: keys("down"), showing: []string{"› Blue"}},
+			{msgs: keys("enter"), check: func(t *testing.T, m *Model, cmd tea.Cmd) {
+				if len(m.questions) != 0 || cmd == nil {
+					t.Errorf("questions %v, command %v", m.questions, cmd != nil)
+				}
+			}, hiding: []string{"Which colour?"}},
+		}},
+		{"a question can be answered in one's own words", []step{
+			{msgs: append(opened, eventsMsg{client.QuestionAskedEvent{QuestionRequest: client.QuestionRequest{ID: "que_1", SessionID: sessID,
+				Questions: []client.QuestionInfo{{Question: "Name?", Header: "Name", Options: []client.QuestionOption{{Label: "Ada"}}}}}}})},
+			{msgs: append(keys("up", "enter"), typed("Grace")...), showing: []string{"> Grace"}},
+			{msgs: keys("enter"), check: func(t *testing.T, m *Model, cmd tea.Cmd) {
+				if len(m.questions) != 0 || cmd == nil {
+					t.Error("the typed answer was not sent")
+				}
+			}},
+		}},
 		{"a sub-agent's request is shown too", []step{
 			{msgs: append(opened, ask("per_2", "ses_child")), showing: []string{"Permission needed", "asked by a sub-agent"}},
 			{msgs: []tea.Msg{eventsMsg{client.PermissionRepliedEvent{SessionID: "ses_child", RequestID: "per_2", Reply: "once"}}}, hiding: []string{"Permission needed"}},
