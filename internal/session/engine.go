@@ -78,7 +78,15 @@ func (e *Engine) Close() {
 	case <-done:
 	case <-t.C:
 		e.bgCancel()
-		<-done
+		// Loops have saved their state by now; what is left is a tool
+		// that ignores its cancellation. It must not keep the process
+		// from exiting.
+		t.Reset(closeGrace)
+		select {
+		case <-done:
+		case <-t.C:
+			e.cfg.Log.Warn("closing with tool calls still running")
+		}
 	}
 	e.bgCancel()
 }

@@ -93,7 +93,7 @@ func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 		fail := p.stream(ctx, req)
 		p.closeBlocks()
 		if p.w.failure() != nil {
-			p.toolsDone.Wait()
+			p.waitTools(abortGrace)
 			return outStop
 		}
 		if ctx.Err() != nil {
@@ -103,7 +103,10 @@ func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 		if fail == nil {
 			return p.finishStep(ctx, snapshot)
 		}
-		p.toolsDone.Wait()
+		if !p.toolsOrCancel(ctx) {
+			p.abort()
+			return outStop
+		}
 		if fail.Kind == llm.ErrContextOverflow {
 			if p.summary {
 				me := message.NewError(message.ErrContextOverflow,
@@ -352,7 +355,10 @@ func (p *processor) track(ctx context.Context) string {
 
 // finishStep records the step's end once its tools are done.
 func (p *processor) finishStep(ctx context.Context, snapshot string) outcome {
-	p.toolsDone.Wait()
+	if !p.toolsOrCancel(ctx) {
+		p.abort()
+		return outStop
+	}
 	if p.w.failure() != nil {
 		return outStop
 	}
@@ -414,7 +420,7 @@ func (p *processor) complete(fail *message.Error) {
 // interrupted, and the message gets MessageAbortedError unless it was
 // complete.
 func (p *processor) abort() {
-	p.waitTools(2 * time.Second)
+	p.waitTools(abortGrace)
 	p.w.mu.Lock()
 	p.interruptCallsLocked("Tool execution aborted")
 	complete := p.finished && !p.interrupted
@@ -460,6 +466,28 @@ func (p *processor) interruptLocked(part *message.ToolPart, reason string) {
 }
 
 // waitTools waits up to d for running tools to return.
+// abortGrace is how long an aborted step waits for its tools to stop
+// before it records them as interrupted and ends: a tool that ignores its
+// cancellation (stuck in a system call, say) must never keep codeloop from
+// answering a signal.
+const abortGrace = 2 * time.Second
+
+// toolsOrCancel waits until the step's tools have finished and reports
+// true, or until ctx ends and reports false.
+func (p *processor) toolsOrCancel(ctx context.Context) bool {
+	done := make(chan struct{})
+	go func() {
+		p.toolsDone.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 func (p *processor) waitTools(d time.Duration) {
 	done := make(chan struct{})
 	go func() {
