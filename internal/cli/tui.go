@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ import (
 // tuiOptions are the root command's flags: what the interface opens.
 type tuiOptions struct {
 	model, agent, session, prompt string
+	sandbox                       string
 	cont                          bool
 }
 
@@ -33,6 +35,7 @@ func addTUIFlags(root *cobra.Command, o *tuiOptions) {
 	f.StringVarP(&o.model, "model", "m", "", "model to use, as provider/model")
 	f.StringVar(&o.agent, "agent", "", "agent to use")
 	f.StringVar(&o.prompt, "prompt", "", "prompt to send when the interface opens")
+	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
 }
 
 // isDir reports whether p names an existing directory.
@@ -72,7 +75,7 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 	ctx := cmd.Context()
 	// The app outlives an interrupt long enough to save the session.
 	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
-		Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
+		Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox,
 	})
 	if err != nil {
 		return err
@@ -113,7 +116,8 @@ func (e *env) stdinTerminal() bool {
 }
 
 // unknownCommand is the error for arguments that name neither a command
-// nor a directory, with cobra's suggestions.
+// nor a directory: cobra's suggestions for a mistyped command, and for
+// words that read as a task, how to give codeloop one.
 func unknownCommand(cmd *cobra.Command, args []string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
 	if cmd.SuggestionsMinimumDistance <= 0 {
@@ -121,6 +125,9 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	}
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	} else {
+		task := strconv.Quote(strings.Join(args, " "))
+		msg += fmt.Sprintf("\n\nTo give codeloop a task, run: codeloop run %s\nor open the interface with it: codeloop --prompt %s", task, task)
 	}
-	return errors.New(msg)
+	return &exitCodeError{code: exitUsage, err: errors.New(msg)}
 }

@@ -23,6 +23,9 @@ func TestRootWithoutTerminal(t *testing.T) {
 		{name: "not a directory", args: []string{"fix-the-bug"}, code: exitUsage, stderr: `unknown command "fix-the-bug" for "codeloop"`},
 		{name: "a misspelt command", args: []string{"sesion"}, code: exitUsage, stderr: "Did you mean this?\n\tsession"},
 		{name: "two directories", args: []string{dir, dir}, code: exitUsage, stderr: "unknown command"},
+		{name: "a task", args: []string{"fix the bug"}, code: exitUsage, stderr: `To give codeloop a task, run: codeloop run "fix the bug"`},
+		{name: "a task in words", args: []string{"fix", "the", "bug"}, code: exitUsage, stderr: `codeloop run "fix the bug"`},
+		{name: "the sandbox flag", args: []string{"--sandbox", "workspace-write"}, code: exitOK, stdout: "Usage:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
