@@ -183,7 +183,8 @@ func (m *Model) withSession(send func(sessionID string) tea.Cmd) tea.Cmd {
 }
 
 // createdMsg makes the new session current before anything is sent to
-// it, so the view sees all of its events.
+// it, so the view sees all of its events. When what is sent fails, the
+// session, still empty, is deleted again.
 func (m *Model) createdMsg(msg createdMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.failed("creating a session", msg.err)
@@ -191,7 +192,25 @@ func (m *Model) createdMsg(msg createdMsg) tea.Cmd {
 	if m.sess == nil {
 		m.openSession(msg.sess, nil)
 	}
-	return msg.send(msg.sess.ID)
+	send := msg.send(msg.sess.ID)
+	c, ctx, id := m.c, m.ctx, msg.sess.ID
+	return func() tea.Msg {
+		out := send()
+		if r, ok := out.(resultMsg); ok && r.err != nil {
+			if msgs, err := c.Messages(ctx, id, client.MessagesOptions{Limit: 1}); err == nil && len(msgs) == 0 {
+				_ = c.DeleteSession(ctx, id)
+				return droppedMsg{sessionID: id, result: r}
+			}
+		}
+		return out
+	}
+}
+
+// droppedMsg says the session made for a message that failed was
+// deleted.
+type droppedMsg struct {
+	sessionID string
+	result    resultMsg
 }
 
 // tick schedules the next spinner frame.

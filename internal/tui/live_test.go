@@ -251,3 +251,23 @@ func TestRunEndsWithItsContext(t *testing.T) {
 }
 
 func tail(s string) string { return s[max(0, len(s)-300):] }
+
+// TestLiveFirstPromptFails: a first message that cannot be sent (its model
+// does not exist) leaves no empty session behind and says why.
+func TestLiveFirstPromptFails(t *testing.T) {
+	c, _ := liveClient(t, "", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := New(ctx, Options{Client: c, NoColor: true, Model: "fake/no-such-model"})
+	m.Update(resize(100, 30))
+	p := newPump(t, m)
+	p.until("the view to load", m.Init(), func(m *Model) bool { return m.loaded })
+	p.typed("hello")
+	p.until("the failure", p.keys("enter"), shows("sending:", "no-such-model"))
+	if m.sess != nil {
+		t.Errorf("the view still shows session %s", m.sess.ID)
+	}
+	if list, err := c.ListSessions(ctx, client.ListSessionsOptions{}); err != nil || len(list) != 0 {
+		t.Errorf("sessions left: %v, %v", list, err)
+	}
+}

@@ -144,6 +144,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.sessionMsg(msg)
 	case createdMsg:
 		return m, m.createdMsg(msg)
+	case droppedMsg:
+		if m.current(msg.sessionID) {
+			m.newSession()
+		}
+		return m, m.failed(msg.result.what, msg.result.err)
 	case resultMsg:
 		if msg.err != nil && !isCanceled(msg.err) {
 			return m, m.failed(msg.what, msg.err)
