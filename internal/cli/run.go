@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +40,8 @@ func newRunCmd(e *env) *cobra.Command {
 		Use:   "run [message..]",
 		Short: "Run one prompt without the interface and print the answer",
 		Long: "Run one prompt without the interface and print the answer as it streams.\n" +
-			"Text piped on standard input is appended to the message. Permission requests are\n" +
+			"Text piped on standard input is appended to the message (when a message is also\n" +
+			"given, only input that arrives within 200 ms is read). Permission requests are\n" +
 			"rejected unless --auto is given. The exit status is 0 on success, 1 when the\n" +
 			"session ends with an error, 130 when interrupted (SIGINT) and 143 when\n" +
 			"terminated (SIGTERM); in --format json the last event is then \"cancelled\".\n" +
@@ -64,14 +66,22 @@ func newRunCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// stdinGrace is how long run waits for piped input to start when the
+// message is given as arguments: an input that stays silent (an open pipe
+// nobody writes to) is not waited for.
+const stdinGrace = 200 * time.Millisecond
+
 // message joins the arguments and what was piped on standard input.
 func (e *env) runMessage(args []string) (string, error) {
 	msg := strings.Join(args, " ")
 	in := e.stdin
 	if f, ok := in.(*os.File); ok {
 		st, err := f.Stat()
-		if err != nil || st.Mode()&os.ModeCharDevice != 0 {
+		switch {
+		case err != nil || st.Mode()&os.ModeCharDevice != 0:
 			in = nil // a terminal or /dev/null: nothing piped
+		case msg != "" && st.Mode()&os.ModeNamedPipe != 0 && !readable(f, stdinGrace):
+			in = nil // an open pipe with nothing in it
 		}
 	}
 	if in == nil {
