@@ -71,9 +71,9 @@ func (e *Engine) runSubtask(ctx context.Context, sess Info, user *message.Messag
 	if err := e.sessions.PutMessage(wctx, info); err != nil {
 		return err
 	}
-	if task.Command == "" {
-		return nil
-	}
+	// A user message always follows, whoever created the subtask, so that
+	// no provider sees the task's answer followed by another assistant
+	// message (some refuse that).
 	follow := message.Info{
 		ID: id.Ascending(id.Message), SessionID: sess.ID, Role: message.RoleUser,
 		Time: message.Time{Created: e.cfg.Now().UnixMilli()}, Agent: user.Info.Agent, Model: user.Info.Model,

@@ -44,7 +44,14 @@ func (l listTools) Tools(context.Context, ToolQuery) ([]tool.Tool, error) { retu
 
 // TestSubtaskFromCommand runs a subtask part the way a slash command bound
 // to a sub-agent creates it.
-func TestSubtaskFromCommand(t *testing.T) {
+func TestSubtaskFromCommand(t *testing.T) { testSubtask(t, "review") }
+
+// TestSubtaskWithoutCommand runs a subtask part that no command created:
+// the synthetic user message follows the task all the same, so the model
+// never sees two assistant messages in a row.
+func TestSubtaskWithoutCommand(t *testing.T) { testSubtask(t, "") }
+
+func testSubtask(t *testing.T, command string) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {
@@ -64,7 +71,7 @@ func TestSubtaskFromCommand(t *testing.T) {
 	defer eng.Close()
 	sess, _ := sessions.Create(ctx, CreateInput{ProjectID: "p", Title: "Review"})
 	_, err = eng.Prompt(ctx, PromptInput{SessionID: sess.ID, Parts: []message.Part{
-		&message.SubtaskPart{Prompt: "check the diff", Description: "review", Agent: "general", Command: "review"},
+		&message.SubtaskPart{Prompt: "check the diff", Description: "review", Agent: "general", Command: command},
 	}})
 	if err != nil {
 		t.Fatal(err)
