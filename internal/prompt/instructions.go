@@ -20,8 +20,12 @@ import (
 )
 
 // projectFileNames returns the instruction file names looked for in the
-// project, in order of preference.
-func projectFileNames() []string { return []string{"AGENTS.md", "CLAUDE.md", "CONTEXT.md"} }
+// project, in order of preference: the first name found anywhere from the
+// worktree root down to the working directory is used. Cursor's
+// .cursorrules comes last, so a project that has both keeps its AGENTS.md.
+func projectFileNames() []string {
+	return []string{"AGENTS.md", "CLAUDE.md", "CONTEXT.md", ".cursorrules"}
+}
 
 // DefaultGlobalFiles lists the candidate global instruction files: the
 // first that exists is used.
