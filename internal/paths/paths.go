@@ -7,8 +7,10 @@ package paths
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // App is the directory name used under each base directory.
@@ -71,15 +73,32 @@ func (d Dirs) OpenCodeConfig(getenv func(string) string) string {
 }
 
 // Ensure creates the data, cache and state directories and the data
-// directory's sub-directories.
+// directory's sub-directories. Directories that cannot be made for the
+// same reason in the same place (an unwritable home, say) are reported
+// once, with what to do.
 func (d Dirs) Ensure() error {
-	var errs []error
+	var msgs []string
+	seen := map[string]bool{}
 	for _, dir := range []string{d.Data, d.Cache, d.State, d.ToolOutput(), d.Log()} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			errs = append(errs, err)
+		err := os.MkdirAll(dir, 0o755)
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = fmt.Sprintf("cannot create directories in %s: %v", filepath.Dir(pe.Path), pe.Err)
+		}
+		if !seen[msg] {
+			seen[msg] = true
+			msgs = append(msgs, msg)
 		}
 	}
-	return errors.Join(errs...)
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; make it writable, or point XDG_DATA_HOME, XDG_CACHE_HOME and XDG_STATE_HOME "+
+		"(or CODELOOP_DATA_DIR, CODELOOP_CACHE_DIR and CODELOOP_STATE_DIR) at writable directories", strings.Join(msgs, "; "))
 }
 
 // Down returns the directories from stop down to start, outermost first, so

@@ -1,8 +1,10 @@
 package paths
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +62,27 @@ func TestDown(t *testing.T) {
 		if got := Down(tt.start, tt.stop); !slices.Equal(got, tt.want) {
 			t.Errorf("Down(%q, %q) = %q, want %q", tt.start, tt.stop, got, tt.want)
 		}
+	}
+}
+
+// TestEnsureReportsOnce makes the directories under a home that cannot
+// hold them (a file, so that the test also holds for root): the error
+// names the place once, not once per directory, and says what to do.
+func TestEnsureReportsOnce(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.WriteFile(home, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Resolve(func(k string) string { return map[string]string{"HOME": home}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Ensure()
+	if err == nil {
+		t.Fatal("Ensure succeeded under a file")
+	}
+	msg := err.Error()
+	if strings.Count(msg, "cannot create directories in ") != 1 || !strings.Contains(msg, filepath.Dir(home)) || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "XDG_DATA_HOME") {
+		t.Fatalf("error %q, want one line naming %s once and what to do", msg, home)
 	}
 }
