@@ -80,19 +80,18 @@ func Classify(f Failure) *Error {
 	switch {
 	case f.Err != nil && isCanceled(f.Err):
 		e.Kind = ErrCanceled
-	case f.Err != nil && refusedLoopback(f.Err) != "":
-		e.Message = fmt.Sprintf("nothing is listening at %s (connection refused): start the local model server "+
-			"(Ollama, LM Studio, vLLM, …) or correct the provider's baseURL", refusedLoopback(f.Err))
+	case f.Err != nil && refusedLocal(f.Err) != "":
+		e.Message = fmt.Sprintf("nothing is listening at %s (connection refused): is Ollama, LM Studio or your "+
+			"model server running? Start it, or correct the provider's baseURL", refusedLocal(f.Err))
+		if f.Provider != "" {
+			e.Message += " (provider." + f.Provider + ".options.baseURL)"
+		}
 	case f.StatusCode == http.StatusRequestEntityTooLarge ||
 		(f.StatusCode != http.StatusTooManyRequests && IsContextOverflow(haystack)):
 		e.Kind = ErrContextOverflow
 	case f.StatusCode == http.StatusUnauthorized || f.StatusCode == http.StatusForbidden ||
 		isAuthText(haystack):
 		e.Kind = ErrAuth
-		if f.Provider != "" {
-			e.Message += fmt.Sprintf("; the API key of %s was refused: save a valid one with codeloop auth login %s, "+
-				"or set the provider's key variable", f.Provider, f.Provider)
-		}
 	case isContentFilter(haystack):
 		e.Kind = ErrContentFilter
 	case isRetryableStatus(f.StatusCode) || isRetryableType(typ) ||
@@ -243,7 +242,7 @@ func isRetryableText(t string) bool {
 func isAuthText(t string) bool {
 	for _, s := range []string{
 		"authentication_error", "permission_error", "invalid_api_key", "invalid x-api-key",
-		"incorrect api key", "api key not valid", "api_key_invalid", "unauthorized", "permission_denied",
+		"incorrect api key", "invalid api key", "api key not valid", "api_key_invalid", "unauthorized", "permission_denied",
 		"unauthenticated",
 	} {
 		if strings.Contains(t, s) {

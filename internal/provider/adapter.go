@@ -74,12 +74,35 @@ func kind(npm, shape string) string {
 	return kindChat
 }
 
-// adapter builds the llm.Provider that serves model m of provider p.
-func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
-	npm := p.NPM
+// adapterKind returns the kind of adapter that serves model m of
+// provider p, and the AI SDK package that chose it.
+func adapterKind(p *Info, m *Model) (k, npm string) {
+	npm = p.NPM
 	if m.npm != "" {
 		npm = m.npm
 	}
+	k = kind(npm, m.shape)
+	if npm == "@ai-sdk/azure" && truthy(p.cred.options.Extra["useCompletionUrls"]) {
+		k = kindChat
+	}
+	return k, npm
+}
+
+// adapter builds the llm.Provider that serves model m of provider p. An
+// authentication failure it reports says where the refused credential
+// came from and how to replace it.
+func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
+	a, err := r.newAdapter(p, m)
+	if err != nil {
+		return nil, err
+	}
+	k, _ := adapterKind(p, m)
+	return &hinted{Provider: a, hint: authHint(p, k)}, nil
+}
+
+// newAdapter builds the adapter itself.
+func (r *Registry) newAdapter(p *Info, m *Model) (llm.Provider, error) {
+	k, npm := adapterKind(p, m)
 	base := p.BaseURL
 	if m.api != "" && p.cred.options.BaseURL == "" {
 		base = m.api
@@ -94,11 +117,6 @@ func (r *Registry) adapter(p *Info, m *Model) (llm.Provider, error) {
 		maps.Copy(headers, m.headers.h)
 	}
 	client := r.client(p)
-	extra := p.cred.options.Extra
-	k := kind(npm, m.shape)
-	if npm == "@ai-sdk/azure" && truthy(extra["useCompletionUrls"]) {
-		k = kindChat
-	}
 	switch k {
 	case kindAnthropic:
 		cfg := anthropic.Config{ID: p.ID, APIKey: p.key(), BaseURL: anthropicBase(base), Headers: headers, HTTPClient: client}
@@ -241,7 +259,7 @@ func (r *Registry) client(p *Info) *http.Client {
 			c.Transport = tr
 		}
 	}
-	c.Transport = llm.GuardStreams(c.Transport)
+	c.Transport = llm.GuardStreams(p.ID, llm.NewSecrets(p.key()), c.Transport)
 	return &c
 }
 

@@ -95,11 +95,11 @@ func (r *Registry) provider(id string, cp *catalog.Provider, pc config.Provider,
 	}
 	switch c, ok := creds[id]; {
 	case pc.Options.APIKey != "":
-		info.cred.value, info.Source = pc.Options.APIKey, SourceConfig
+		info.cred.value, info.Source, info.cred.from = pc.Options.APIKey, SourceConfig, fromConfig
 	case ok && c.Secret() != "":
-		info.cred.value, info.Source = c.Secret(), SourceAuth
+		info.cred.value, info.Source, info.cred.from = c.Secret(), SourceAuth, fromAuth
 	default:
-		info.cred.value = envKey(info.Env, info.cred.env)
+		info.cred.from, info.cred.value = envKey(info.Env, info.cred.env)
 		if len(info.cred.env) > 0 {
 			info.Source = SourceEnv
 		}
@@ -115,22 +115,23 @@ func (r *Registry) provider(id string, cp *catalog.Provider, pc config.Provider,
 }
 
 // envKey picks the credential among a provider's set variables: the first
-// whose name says key or token, else the first set one.
-func envKey(names []string, vals map[string]string) string {
+// whose name says key or token, else the first set one. It returns the
+// variable's name and value.
+func envKey(names []string, vals map[string]string) (name, value string) {
 	for _, n := range names {
 		u := strings.ToUpper(n)
 		if v := vals[n]; v != "" && (strings.Contains(u, "KEY") || strings.Contains(u, "TOKEN")) {
-			return v
+			return n, v
 		}
 	}
 	for _, n := range names {
 		if v := vals[n]; v != "" && !strings.Contains(strings.ToUpper(n), "REGION") &&
 			!strings.Contains(strings.ToUpper(n), "RESOURCE") && !strings.Contains(strings.ToUpper(n), "PROJECT") &&
 			!strings.Contains(strings.ToUpper(n), "LOCATION") {
-			return v
+			return n, v
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // models merges the catalog's models with the config's, then filters them.

@@ -137,12 +137,21 @@ func (i *Info) HasKey() bool { return i.key() != "" }
 type headerSet struct{ h map[string]string }
 
 // credential holds a provider's key, the environment variables of its that
-// are set, and its configured options (which may hold a key too).
+// are set, and its configured options (which may hold a key too). from
+// says where the key came from: fromConfig, fromAuth, or the name of the
+// environment variable; "" when there is no key.
 type credential struct {
 	value   string
+	from    string
 	env     map[string]string
 	options config.ProviderOptions
 }
+
+// Where a provider's key came from, when not from an environment variable.
+const (
+	fromConfig = "config"
+	fromAuth   = "auth"
+)
 
 func (i *Info) key() string {
 	if i.cred == nil {

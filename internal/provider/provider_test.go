@@ -170,7 +170,8 @@ func TestAdapters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !tt.check(p) {
+			h, ok := p.(*hinted)
+			if !ok || !tt.check(h.Provider) {
 				t.Errorf("adapter %T", p)
 			}
 			if pid, _ := SplitModel(tt.model); p.ID() != pid || m.ProviderID != pid {
