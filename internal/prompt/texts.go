@@ -13,6 +13,8 @@ var (
 	anthropicText string
 	//go:embed text/openai.txt
 	openaiText string
+	//go:embed text/openai_classic.txt
+	openaiClassicText string
 	//go:embed text/gemini.txt
 	geminiText string
 	//go:embed text/default.txt
@@ -61,9 +63,13 @@ type Family string
 // The model families with a provider prompt of their own.
 const (
 	Anthropic Family = "anthropic"
-	OpenAI    Family = "openai"
-	Gemini    Family = "gemini"
-	Default   Family = "default"
+	// OpenAI is GPT-5 and later, and the Codex models.
+	OpenAI Family = "openai"
+	// OpenAIClassic is the GPT models before GPT-5 (GPT-4o, GPT-4.1, ...),
+	// the o-series reasoning models and gpt-oss.
+	OpenAIClassic Family = "openai-classic"
+	Gemini        Family = "gemini"
+	Default       Family = "default"
 )
 
 // FamilyOf picks the provider prompt for a model from its id, compared
@@ -72,8 +78,11 @@ const (
 //
 //   - "claude" anywhere: Anthropic
 //   - "gemini" anywhere: Gemini
-//   - "gpt" or "codex" anywhere, or a last path segment that starts with
-//     "o" and a digit (o1, o3-mini, openai/o4-mini): OpenAI
+//   - "codex" anywhere, or "gpt" followed by a version of 5 or more
+//     (gpt-5, gpt-5.1-mini, openai/gpt-6): OpenAI
+//   - any other "gpt" (gpt-4o, gpt-4.1, gpt-oss-120b), or a last path
+//     segment that starts with "o" and a digit (o1, o3-mini,
+//     openai/o4-mini): OpenAIClassic
 //   - anything else: Default
 //
 // Ids are matched rather than provider ids, so a Claude model reached
@@ -87,12 +96,35 @@ func FamilyOf(m llm.Model) Family {
 			return Anthropic
 		case strings.Contains(id, "gemini"):
 			return Gemini
-		case strings.Contains(id, "gpt"), strings.Contains(id, "codex"),
-			len(last) >= 2 && last[0] == 'o' && last[1] >= '0' && last[1] <= '9':
+		case strings.Contains(id, "codex"), gptVersion(id) >= 5:
 			return OpenAI
+		case strings.Contains(id, "gpt"),
+			len(last) >= 2 && last[0] == 'o' && last[1] >= '0' && last[1] <= '9':
+			return OpenAIClassic
 		}
 	}
 	return Default
+}
+
+// gptVersion returns the major version in the first "gpt-N", "gpt_N" or
+// "gptN" of id, or -1 when there is none.
+func gptVersion(id string) int {
+	for rest := id; ; {
+		i := strings.Index(rest, "gpt")
+		if i < 0 {
+			return -1
+		}
+		rest = rest[i+len("gpt"):]
+		digits := strings.TrimLeft(rest, "-_")
+		n, ok := 0, false
+		for len(digits) > 0 && digits[0] >= '0' && digits[0] <= '9' && n < 1000 {
+			n, ok = n*10+int(digits[0]-'0'), true
+			digits = digits[1:]
+		}
+		if ok {
+			return n
+		}
+	}
 }
 
 // ProviderPrompt returns the provider prompt for the model: the main
@@ -103,6 +135,8 @@ func ProviderPrompt(m llm.Model) string {
 		return trim(anthropicText)
 	case OpenAI:
 		return trim(openaiText)
+	case OpenAIClassic:
+		return trim(openaiClassicText)
 	case Gemini:
 		return trim(geminiText)
 	}
