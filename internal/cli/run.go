@@ -43,7 +43,8 @@ func newRunCmd(e *env) *cobra.Command {
 			"Text piped on standard input is appended to the message (when a message is also\n" +
 			"given, only input that arrives within 200 ms is read). Permission requests are\n" +
 			"rejected unless --auto is given. The exit status is 0 on success, 1 when the\n" +
-			"session ends with an error, 130 when interrupted (SIGINT) and 143 when\n" +
+			"session ends with an error or the turn is left undone (a rejected permission,\n" +
+			"a file that could not be attached, an empty answer), 130 when interrupted (SIGINT) and 143 when\n" +
 			"terminated (SIGTERM); in --format json the last event is then \"cancelled\".\n" +
 			"Shell commands can run in an OS sandbox that keeps writes inside the project and the\n" +
 			"network off: --sandbox workspace-write (see docs/sandbox.md).",
@@ -244,10 +245,12 @@ wait:
 			drained = true
 		}
 	}
+	var unfinished string
 	if !interrupted && loopErr == nil {
 		// Another process may have answered while this one waited.
 		if msgs, err := a.Sessions.Messages(context.WithoutCancel(ctx), sess.ID); err == nil {
 			out.catchUp(msgs)
+			unfinished = out.incomplete(msgs)
 		}
 	}
 	out.finish()
@@ -266,6 +269,12 @@ wait:
 		return &exitCodeError{code: exitError}
 	case out.failed:
 		return &exitCodeError{code: exitError}
+	case unfinished != "":
+		if o.format == "json" {
+			out.emit("incomplete", map[string]any{"reason": unfinished})
+			out.flushStdout()
+		}
+		return &exitCodeError{code: exitError, err: errors.New(unfinished)}
 	}
 	return nil
 }

@@ -40,6 +40,7 @@ type runOutput struct {
 	done    map[string]bool // parts reported as finished
 	midLine bool            // the last text printed did not end a line
 	failed  bool            // an error was reported
+	refused int             // permission requests rejected
 
 	// flush, when set, writes out what stdout buffers; it runs before
 	// anything goes to stderr, so the two streams keep their order.
@@ -113,8 +114,9 @@ func (o *runOutput) event(ev bus.Event) {
 			return
 		}
 		o.endLine()
-		msg := fmt.Sprintf("permission requested: %s (%s); rejected, run with --auto to allow what no rule denies",
-			req.Permission, strings.Join(req.Patterns, ", "))
+		o.refused++
+		msg := fmt.Sprintf("permission requested: %s (%s); rejected: run with --auto to allow what no rule denies, "+
+			"or allow it in the permission config", req.Permission, strings.Join(req.Patterns, ", "))
 		o.flushStdout()
 		fmt.Fprintln(o.stderr, o.paint("33", msg))
 	}
@@ -234,4 +236,45 @@ func (o *runOutput) catchUp(msgs []message.Message) {
 			o.part(p)
 		}
 	}
+}
+
+// incomplete says why the turn that ended without an error still did not
+// do what was asked: a permission was refused, a file could not be
+// attached, or the model answered nothing. It returns "" when the turn is
+// complete.
+func (o *runOutput) incomplete(msgs []message.Message) string {
+	if o.refused > 0 {
+		return "the turn ended after a permission request was rejected"
+	}
+	var last *message.Message
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Info.ID < o.since {
+			continue
+		}
+		if m.Info.Role == message.RoleUser {
+			for _, p := range m.Parts {
+				if t, ok := p.(*message.TextPart); ok && t.Synthetic && strings.HasPrefix(t.Text, "Read tool failed to read ") {
+					return "a file could not be attached: " + strings.TrimPrefix(t.Text, "Read tool failed to read ")
+				}
+			}
+		}
+		if m.Info.Role == message.RoleAssistant && !m.Info.Summary {
+			last = m
+		}
+	}
+	if last == nil || last.Info.Error != nil {
+		return ""
+	}
+	for _, p := range last.Parts {
+		switch p := p.(type) {
+		case *message.TextPart:
+			if strings.TrimSpace(p.Text) != "" {
+				return ""
+			}
+		case *message.ToolPart:
+			return ""
+		}
+	}
+	return "the model's answer was empty (no text and no tool call)"
 }

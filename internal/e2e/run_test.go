@@ -491,8 +491,10 @@ finish stop
 			args = append(args, "--auto")
 		}
 		stdout, stderr, code := p.run(args...)
-		if code != 0 {
-			t.Fatalf("auto=%v: exit status %d\n%s\n%s", auto, code, stdout, stderr)
+		// A turn that ended on a rejected ask exits 1, and says why.
+		if want := map[bool]int{true: 0, false: 1}[auto]; code != want ||
+			!auto && !strings.Contains(stderr, "the turn ended after a permission request was rejected") {
+			t.Fatalf("auto=%v: exit status %d, want %d\n%s\n%s", auto, code, want, stdout, stderr)
 		}
 		asked := strings.Contains(stderr, "permission requested: external_directory")
 		read := strings.Contains(string(p.model.Requests()[len(p.model.Requests())-1].Body), "secret plans")
