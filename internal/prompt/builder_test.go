@@ -396,3 +396,46 @@ func TestTexts(t *testing.T) {
 		t.Error("the previous summary is not passed only when there is one")
 	}
 }
+
+// TestCursorRulesOnPath checks where .cursorrules stands among the
+// project's instruction files: every one on the path from the worktree
+// root down is read when no other name exists there; CONTEXT.md and
+// CLAUDE.md win (unless CLAUDE.md files are left out); Cursor's
+// .cursor/rules files are not read.
+func TestCursorRulesOnPath(t *testing.T) {
+	root := t.TempDir()
+	extract(t, "testdata/cursorrules.txtar", root)
+	tests := []struct {
+		name, project, dir string
+		noClaude           bool
+		want               []string
+	}{
+		{"cursorrules on the path", "cursor", "svc", false, []string{"cursor/.cursorrules", "cursor/svc/.cursorrules"}},
+		{"from the root", "cursor", "", false, []string{"cursor/.cursorrules"}},
+		{"context wins", "context", "", false, []string{"context/CONTEXT.md"}},
+		{"claude wins", "claude", "", false, []string{"claude/CLAUDE.md"}},
+		{"claude left out", "claude", "", true, []string{"claude/.cursorrules"}},
+		{"blank file", "blank", "", false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder(Options{Dir: filepath.Join(root, tt.project, tt.dir), Worktree: filepath.Join(root, tt.project),
+				Home: filepath.Join(root, "home"), NoClaude: tt.noClaude})
+			ins, err := b.Instructions(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, in := range ins {
+				rel, _ := filepath.Rel(root, in.Source)
+				got = append(got, filepath.ToSlash(rel))
+				if !strings.HasPrefix(in.Text(), "Instructions from: "+in.Source+"\n") || strings.TrimSpace(in.Content) == "" {
+					t.Errorf("instruction text %q", in.Text())
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("sources %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
