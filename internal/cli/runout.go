@@ -41,6 +41,9 @@ type runOutput struct {
 	midLine bool            // the last text printed did not end a line
 	failed  bool            // an error was reported
 	refused int             // permission requests rejected
+	// summaries are the compaction summaries' message ids: their text is
+	// not the answer and is not printed as one.
+	summaries map[string]bool
 
 	// flush, when set, writes out what stdout buffers; it runs before
 	// anything goes to stderr, so the two streams keep their order.
@@ -91,8 +94,10 @@ func (o *runOutput) write(s string) {
 
 func (o *runOutput) event(ev bus.Event) {
 	switch p := ev.Properties.(type) {
+	case session.MessageEvent:
+		o.message(p.Info)
 	case session.DeltaEvent:
-		if p.MessageID < o.since {
+		if p.MessageID < o.since || o.summaries[p.MessageID] {
 			return
 		}
 		if !o.json && o.kinds[p.PartID] == message.TypeText && p.Field == "text" {
@@ -123,7 +128,7 @@ func (o *runOutput) event(ev bus.Event) {
 }
 
 func (o *runOutput) part(p message.Part) {
-	if p.Base().MessageID < o.since {
+	if p.Base().MessageID < o.since || o.summaries[p.Base().MessageID] {
 		return
 	}
 	id := p.Base().ID
@@ -229,7 +234,7 @@ func (o *runOutput) status(s session.Status) {
 // as events: those another process wrote while answering the session.
 func (o *runOutput) catchUp(msgs []message.Message) {
 	for _, m := range msgs {
-		if m.Info.ID < o.since {
+		if m.Info.ID < o.since || m.Info.Summary {
 			continue
 		}
 		for _, p := range m.Parts {
@@ -277,4 +282,25 @@ func (o *runOutput) incomplete(msgs []message.Message) string {
 		}
 	}
 	return "the model's answer was empty (no text and no tool call)"
+}
+
+// message notes a compaction summary when one starts: its text is the
+// model's notes for itself, so run says on standard error (or as a
+// compaction event in JSON) that the conversation is being compacted
+// instead of printing them as the answer.
+func (o *runOutput) message(info message.Info) {
+	if !info.Summary || info.ID < o.since || o.summaries[info.ID] {
+		return
+	}
+	if o.summaries == nil {
+		o.summaries = map[string]bool{}
+	}
+	o.summaries[info.ID] = true
+	if o.json {
+		o.emit("compaction", map[string]any{"messageID": info.ID})
+		return
+	}
+	o.endLine()
+	o.flushStdout()
+	fmt.Fprintln(o.stderr, o.paint("2", "compacting the conversation to fit the model's context…"))
 }
