@@ -163,6 +163,10 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	search, err := searchService(cfg.Search, opts.Getenv, opts.Log)
+	if err != nil {
+		return nil, err
+	}
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
 	a.Questions = tool.NewQuestions(a.Bus)
@@ -172,6 +176,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		AnalyzeBash:  func(cmd string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell) },
 		Shell:        cfg.Shell,
 		Sandbox:      confine,
+		Search:       search,
 	})
 	depth := 0
 	if cfg.SubagentDepth != nil {

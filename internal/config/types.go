@@ -48,6 +48,7 @@ type Config struct {
 	ToolOutput        ToolOutput          `json:"tool_output,omitzero" jsonschema:"limits on tool output kept in context"`
 	Compaction        Compaction          `json:"compaction,omitzero" jsonschema:"context compaction settings"`
 	Sandbox           Sandbox             `json:"sandbox,omitzero" jsonschema:"OS confinement of the bash tool's commands (Linux)"`
+	Search            Search              `json:"search,omitzero" jsonschema:"the web search service of the websearch and codesearch tools, which are offered only when it is set"`
 	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
 }
 
@@ -263,6 +264,15 @@ type Sandbox struct {
 	Writable  []string `json:"writable,omitempty" jsonschema:"extra paths confined commands may write"`
 	AutoAllow *bool    `json:"auto_allow,omitempty" jsonschema:"run confined commands the permission rules would ask about without asking; deny rules still apply"`
 	Fallback  string   `json:"fallback,omitempty" jsonschema:"when the machine cannot confine commands: ask (the default: every command needs approval) or deny"`
+}
+
+// Search configures the web search service behind the websearch and
+// codesearch tools. Setting any field turns the tools on; they are offered
+// when a key is found too.
+type Search struct {
+	Provider string `json:"provider,omitempty" jsonschema:"the search service: exa (Exa's HTTP API, the only one and the default)"`
+	APIKey   string `json:"apiKey,omitempty" jsonschema:"the service's API key; EXA_API_KEY from the environment when unset"`
+	BaseURL  string `json:"baseURL,omitempty" jsonschema:"the service's API address (default https://api.exa.ai)"`
 }
 
 // Compaction configures context compaction.

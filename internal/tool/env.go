@@ -41,15 +41,19 @@ type Env struct {
 
 	// HTTPClient fetches for webfetch; nil means a client of its own.
 	HTTPClient *http.Client
+	// Search is the web search service; websearch and codesearch are
+	// offered only when it is set (see NewSearch).
+	Search *Search
 	// Ripgrep is the rg binary grep uses: empty means "rg" from PATH when
 	// there is one, "-" means never (the Go search is used).
 	Ripgrep string
 }
 
-// Builtins returns the built-in tools, configured from env.
+// Builtins returns the built-in tools, configured from env: websearch and
+// codesearch only with a search service.
 func Builtins(env Env) []Tool {
 	locks := newFileLocks()
-	return []Tool{
+	tools := []Tool{
 		newInvalid(),
 		newQuestion(env),
 		newBash(env),
@@ -62,4 +66,8 @@ func Builtins(env Env) []Tool {
 		newTodoWrite(env),
 		newApplyPatch(env, locks),
 	}
+	if env.Search != nil {
+		tools = append(tools, newWebSearch(env), newCodeSearch(env))
+	}
+	return tools
 }

@@ -14,7 +14,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // TestSchemaGolden pins every built-in tool's JSON Schema, so a change to
 // what the model sees shows up in review.
 func TestSchemaGolden(t *testing.T) {
-	tools := Builtins(testEnv(t))
+	env := testEnv(t)
+	env.Search = NewSearch("", "a-search-key", nil) // websearch and codesearch too
+	tools := Builtins(env)
 	seen := map[string]bool{}
 	for _, tl := range tools {
 		t.Run(tl.ID(), func(t *testing.T) {
