@@ -180,6 +180,7 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 		p.tools[t.ID()] = t
 	}
 	p.turn = turnCalls(msgs, user.Info.ID)
+	p.msgs = msgs
 	out, err := p.process(ctx, req)
 	if err != nil {
 		return outStop, err

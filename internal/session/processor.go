@@ -36,9 +36,10 @@ type processor struct {
 	rules    permission.Ruleset
 	tools    map[string]tool.Tool
 	lastStep bool
-	summary  bool         // the step writes a compaction summary
-	turn     []callRecord // the calls of earlier steps of this turn
-	retries  *int         // attempts made at this step, shared across steps
+	summary  bool              // the step writes a compaction summary
+	turn     []callRecord      // the calls of earlier steps of this turn
+	msgs     []message.Message // the session's messages as this step sent them
+	retries  *int              // attempts made at this step, shared across steps
 
 	w *writer
 

@@ -157,6 +157,7 @@ func (p *processor) runTool(ctx context.Context, part *message.ToolPart, t tool.
 		Asker:       callAsker{p: p.e.cfg.Permissions, rules: p.rules},
 		Progress:    func(title string, md map[string]any) { p.progress(part, title, md) },
 		CanDelegate: p.tools[TaskTool] != nil,
+		Messages:    func() []message.Message { return p.msgs },
 	}
 	var (
 		res *tool.Result

@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
 )
 
@@ -58,6 +59,10 @@ type Call struct {
 	// CanDelegate reports that the calling agent may use the task tool; the
 	// hint under a truncated output then suggests delegating the reading.
 	CanDelegate bool
+	// Messages, when set, returns the session's messages as the model saw
+	// them at the step that made the call. They are shared: a tool must not
+	// change them.
+	Messages func() []message.Message
 }
 
 // progress reports live title and metadata when the caller listens.
