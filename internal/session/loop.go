@@ -128,6 +128,9 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 	if e.cfg.Reminders != nil {
 		msgs = e.cfg.Reminders.Remind(agent, msgs)
 	}
+	if st.step > 1 && l.Finished != nil {
+		msgs = wrapQueued(msgs, l.Finished.Info.ID)
+	}
 	rules := permission.Merge(agent.Permission, sess.Permission)
 
 	info := &message.Info{
