@@ -522,8 +522,12 @@ finish stop input=120 output=10
 		t.Fatalf("first run: %d %s", code, stderr)
 	}
 	stdout, stderr, code := p.run("run", "-c", "--command", "compact")
-	if code != 0 || !strings.Contains(stdout, "SUMMARY: the user asked about the project.") {
+	// The summary is stored for the model, not printed as an answer.
+	if code != 0 || strings.Contains(stdout, "SUMMARY:") || !strings.Contains(stderr, "compacting the conversation") {
 		t.Fatalf("compact: %d\n%s\n%s", code, stdout, stderr)
+	}
+	if exp, _, _ := p.run("export"); !strings.Contains(exp, "SUMMARY: the user asked about the project.") {
+		t.Errorf("the summary was not stored:\n%s", exp)
 	}
 	last := string(p.model.Requests()[1].Body)
 	if !strings.Contains(last, "The project is small.") {
