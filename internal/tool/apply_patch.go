@@ -95,15 +95,19 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 	}); err != nil {
 		return nil, err
 	}
+	if err := env.beforeChange(ctx, call, plan.targets()); err != nil {
+		return nil, err
+	}
 	if err := plan.write(); err != nil {
 		return nil, fmt.Errorf("applying the patch: %w", err)
 	}
 	for _, p := range plan.targets() {
 		publishEdited(ctx, env, call, p)
 	}
+	note := env.afterChange(ctx, call, plan.targets())
 	return &Result{
 		Title:    strings.Join(summary, ", "),
-		Output:   "Success. Updated the following files:\n" + strings.Join(summary, "\n"),
+		Output:   "Success. Updated the following files:\n" + strings.Join(summary, "\n") + note,
 		Metadata: map[string]any{"diff": diff, "files": files},
 	}, nil
 }

@@ -50,7 +50,7 @@ func runEdit(ctx context.Context, env Env, locks *fileLocks, call *Call, p editP
 	if strategy != "" {
 		meta["strategy"] = strategy
 	}
-	return &Result{Title: relPath(call, ch.path), Output: "Edit applied successfully.", Metadata: meta}, nil
+	return &Result{Title: relPath(call, ch.path), Output: "Edit applied successfully." + ch.note, Metadata: meta}, nil
 }
 
 // editContent applies one edit to a file's content, keeping the file's

@@ -2,7 +2,9 @@ package tool
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/bus"
@@ -47,6 +49,41 @@ type Env struct {
 	// Ripgrep is the rg binary grep uses: empty means "rg" from PATH when
 	// there is one, "-" means never (the Go search is used).
 	Ripgrep string
+
+	// BeforeChange, when set, is called with the absolute paths that write,
+	// edit or apply_patch is about to change (create, replace, remove or
+	// move), after permission is granted and before any of them changes.
+	// Snapshots keep the files' pre-images this way. An error fails the
+	// call with nothing changed.
+	BeforeChange func(ctx context.Context, call *Call, paths []string) error
+	// AfterChange, when set, is called with the paths once their new
+	// content is in place. What it returns (formatter notes, language
+	// server diagnostics) is appended to the call's output.
+	AfterChange func(ctx context.Context, call *Call, paths []string) string
+}
+
+// beforeChange calls env.BeforeChange when it is set.
+func (env Env) beforeChange(ctx context.Context, call *Call, paths []string) error {
+	if env.BeforeChange == nil {
+		return nil
+	}
+	if err := env.BeforeChange(ctx, call, paths); err != nil {
+		return fmt.Errorf("keeping the previous content of %s: %w", strings.Join(paths, ", "), err)
+	}
+	return nil
+}
+
+// afterChange calls env.AfterChange when it is set and returns its text,
+// starting on a new paragraph, or "".
+func (env Env) afterChange(ctx context.Context, call *Call, paths []string) string {
+	if env.AfterChange == nil {
+		return ""
+	}
+	note := strings.TrimSpace(env.AfterChange(ctx, call, paths))
+	if note == "" {
+		return ""
+	}
+	return "\n\n" + note
 }
 
 // Builtins returns the built-in tools, configured from env: websearch and

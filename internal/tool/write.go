@@ -36,7 +36,7 @@ func newWrite(env Env, locks *fileLocks) Tool {
 			}
 			return &Result{
 				Title:  relPath(call, ch.path),
-				Output: "Wrote file successfully.",
+				Output: "Wrote file successfully." + ch.note,
 				Metadata: map[string]any{
 					"filepath": ch.path,
 					"exists":   ch.existed,
@@ -52,6 +52,7 @@ func newWrite(env Env, locks *fileLocks) Tool {
 type fileChange struct {
 	path    string // absolute
 	existed bool
+	note    string // what env.AfterChange said, as a paragraph
 	diff    string
 }
 
@@ -88,11 +89,15 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 	}); err != nil {
 		return fileChange{}, err
 	}
+	if err := env.beforeChange(ctx, call, []string{path}); err != nil {
+		return fileChange{}, err
+	}
 	if err := writeFile(path, updated); err != nil {
 		return fileChange{}, err
 	}
 	publishEdited(ctx, env, call, path)
-	return fileChange{path: path, existed: existed, diff: diff}, nil
+	note := env.afterChange(ctx, call, []string{path})
+	return fileChange{path: path, existed: existed, diff: diff, note: note}, nil
 }
 
 // readExisting returns the content of path, or "" and false when there is
