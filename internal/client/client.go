@@ -16,6 +16,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 )
 
@@ -97,6 +98,9 @@ type Client interface {
 	Agents(ctx context.Context) ([]Agent, error)
 	// Commands lists the project's slash commands.
 	Commands(ctx context.Context) ([]Command, error)
+	// Config returns the project's resolved config as JSON, in the shape
+	// of its config files.
+	Config(ctx context.Context) (json.RawMessage, error)
 
 	// Close releases the client's resources.
 	Close() error

@@ -1,6 +1,7 @@
 package clienttest
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -209,5 +210,15 @@ func (s suite) catalogs(t *testing.T) {
 	}
 	if cmds[i].Description != "Greets someone" || !slices.Contains(cmds[i].Hints, "$ARGUMENTS") {
 		t.Errorf("greet %+v", cmds[i])
+	}
+	var cfg struct {
+		Model    string         `json:"model"`
+		Provider map[string]any `json:"provider"`
+	}
+	if err := json.Unmarshal(must(c.Config(ctx))(t), &cfg); err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	if cfg.Model != "fake/model" || cfg.Provider["fake"] == nil {
+		t.Errorf("config model %q, providers %v", cfg.Model, cfg.Provider)
 	}
 }

@@ -2,6 +2,8 @@ package local
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
@@ -76,4 +78,13 @@ func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
 		})
 	}
 	return out, nil
+}
+
+// Config returns the project's resolved config.
+func (c *Client) Config(context.Context) (json.RawMessage, error) {
+	b, err := json.Marshal(c.app.Config.Config)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the config: %w", err)
+	}
+	return b, nil
 }
