@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -20,6 +21,7 @@ type varFacts struct {
 	tainted  map[string]bool // given something other than an integer
 	integer  map[string]bool // declared with the integer attribute
 	assoc    map[string]bool // declared as associative arrays
+	arrays   map[string]bool // assigned or declared as arrays
 }
 
 func newVarFacts() *varFacts {
@@ -28,6 +30,7 @@ func newVarFacts() *varFacts {
 		tainted:  make(map[string]bool),
 		integer:  make(map[string]bool),
 		assoc:    make(map[string]bool),
+		arrays:   make(map[string]bool),
 	}
 }
 
@@ -61,6 +64,9 @@ func (v *varFacts) scan(f *syntax.File) {
 		case *syntax.Assign:
 			if n.Name == nil {
 				break
+			}
+			if n.Array != nil || n.Index != nil {
+				v.arrays[n.Name.Value] = true
 			}
 			switch {
 			case n.Naked:
@@ -99,12 +105,13 @@ func (v *varFacts) scan(f *syntax.File) {
 
 // decl records the attributes declare, local, typeset and friends give.
 func (v *varFacts) decl(d *syntax.DeclClause) {
-	integer, assoc := false, false
+	integer, assoc, array := false, false, false
 	for _, a := range d.Args {
 		if a.Name == nil && a.Naked && a.Value != nil {
 			if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") {
 				integer = integer || strings.ContainsRune(lit, 'i')
 				assoc = assoc || strings.ContainsRune(lit, 'A')
+				array = array || strings.ContainsAny(lit, "aA")
 			}
 			continue
 		}
@@ -116,6 +123,9 @@ func (v *varFacts) decl(d *syntax.DeclClause) {
 		}
 		if assoc {
 			v.assoc[a.Name.Value] = true
+		}
+		if array {
+			v.arrays[a.Name.Value] = true
 		}
 	}
 }
@@ -226,12 +236,32 @@ func (z *analyzer) arithmParts(parts []syntax.WordPart) {
 			if p.Param != nil && !p.Length {
 				z.arithRef(p.Param.Value)
 			}
+		case *syntax.SglQuoted:
+			// Bash removes the quotes and evaluates the text inside as an
+			// expression: '$(cmd)' in $(( )), (( )), a subscript or an
+			// operand of [[ -eq ]] runs cmd.
+			z.arithQuoted(p)
 		case *syntax.DblQuoted:
-			z.arithmParts(p.Parts)
+			if dyn, _, _ := wordKind(p.Parts, true); dyn {
+				z.arithmParts(p.Parts)
+				continue
+			}
+			z.arithQuoted(p)
 		case *syntax.CmdSubst:
 			z.fail("arithmetic evaluates the output of a command substitution as an expression, which can run commands")
 		}
 	}
+}
+
+// arithQuoted checks quoted text inside an arithmetic context, which bash
+// evaluates as an expression once the quotes are removed.
+func (z *analyzer) arithQuoted(p syntax.WordPart) {
+	s, err := expand.Literal(z.cfg, &syntax.Word{Parts: []syntax.WordPart{p}})
+	if err != nil {
+		z.fail("the quoted text %s in an arithmetic context cannot be expanded (%v)", z.print(&syntax.Word{Parts: []syntax.WordPart{p}}), err)
+		return
+	}
+	z.arithText(s)
 }
 
 func (z *analyzer) arithRef(name string) {
@@ -379,6 +409,12 @@ func (z *analyzer) decl(d *syntax.DeclClause) {
 					flags += f.val
 					continue
 				}
+				if name, value, ok := strings.Cut(f.val, "="); ok && !f.unknown {
+					// A quoted NAME=VALUE operand assigns as the
+					// unquoted form would.
+					z.declValue(prog, flags, name, field{val: value, src: f.src})
+					f = field{val: name, src: f.src}
+				}
 				names = append(names, f)
 			}
 			args = append(args, fs...)
@@ -392,6 +428,11 @@ func (z *analyzer) decl(d *syntax.DeclClause) {
 			// A name reference's value is a variable name, subscript included.
 			z.nameOperand(prog+" -n", z.fields([]*syntax.Word{a.Value}))
 		}
+		if a.Value != nil && a.Array == nil && a.Index == nil {
+			if fs := z.fields([]*syntax.Word{a.Value}); len(fs) == 1 {
+				z.declValue(prog, flags, a.Name.Value, fs[0])
+			}
+		}
 		src := z.print(a)
 		args = append(args, field{src: src, unknown: true})
 	}
@@ -401,6 +442,26 @@ func (z *analyzer) decl(d *syntax.DeclClause) {
 		text += " " + joinDisplay(args)
 	}
 	z.add(Command{Name: prog, Args: values(args), Text: text}, append([]string{prog}, values(args)...))
+}
+
+// declValue checks the value a declaration builtin gives a variable: a
+// value that reads "(…)" given to an array (or with -a or -A) is parsed as
+// a compound assignment, whose subscripts are evaluated and whose words
+// are expanded, so text only known at run time could run commands there.
+func (z *analyzer) declValue(prog, flags, name string, v field) {
+	array := strings.ContainsAny(flags, "aA") || z.vars.arrays[name]
+	if v.unknown {
+		if array {
+			z.fail("%s gives the array %s a value only known when the command runs, which bash parses as a compound assignment that can run commands", prog, name)
+		}
+		return
+	}
+	if strings.HasPrefix(v.val, "(") && strings.HasSuffix(v.val, ")") {
+		if strings.ContainsRune(flags, 'A') {
+			z.vars.assoc[name] = true
+		}
+		z.text(name + "=" + v.val)
+	}
 }
 
 // letExpr checks one operand of let: a quoted operand is text that let
@@ -440,4 +501,72 @@ func (z *analyzer) arithText(s string) {
 	}
 	z.arithm(x)
 	syntax.Walk(x, z.visit)
+}
+
+// compgen follows what compgen runs: the command of -C, and the
+// expansions in the word list of -W, which bash expands as it would a
+// command's words.
+func (z *analyzer) compgen(args []field, ctx runCtx) {
+	if ctx.trailing {
+		z.fail("compgen run by xargs takes its options from the input of xargs")
+		return
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.unknown {
+			z.fail("the arguments of compgen include %s, which is only known when the command runs", a.src)
+			return
+		}
+		if !strings.HasPrefix(a.val, "-") || a.val == "-" {
+			continue
+		}
+		if a.val == "--" {
+			return
+		}
+		for j := 1; j < len(a.val); j++ {
+			c := a.val[j]
+			if strings.IndexByte("oAGWFCXPSV", c) < 0 {
+				continue
+			}
+			value := field{val: a.val[j+1:], src: a.src}
+			if j+1 == len(a.val) {
+				if i+1 >= len(args) {
+					return
+				}
+				i++
+				value = args[i]
+			}
+			switch c {
+			case 'C':
+				z.shellText("compgen -C", value, ctx)
+			case 'W':
+				z.wordList("compgen -W", value)
+			case 'V':
+				z.nameOperand("compgen -V", []field{value})
+			}
+			break
+		}
+	}
+}
+
+// wordList checks text whose words bash expands at run time (compgen -W):
+// the substitutions in it run.
+func (z *analyzer) wordList(prog string, v field) {
+	if v.unknown {
+		z.fail("%s expands the words %s, which are only known when the command runs", prog, v.src)
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(v.val), "")
+	if err != nil {
+		z.fail("%s expands the words %s, which do not parse (%v)", prog, quote(v.val), err)
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ParamExp:
+			syntax.Walk(n, z.visit)
+			return false
+		}
+		return true
+	})
 }

@@ -110,6 +110,8 @@ func (z *analyzer) follow(prog string, args []field, ctx runCtx) {
 		}
 	case "trap":
 		z.trap(args, ctx)
+	case "compgen":
+		z.compgen(args, ctx)
 	case "find":
 		z.find(args)
 	case "xargs":
