@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// The server's own events on GET /event.
+const (
+	TypeServerConnected = "server.connected"
+	TypeServerHeartbeat = "server.heartbeat"
+)
+
+var (
+	connectedFrame = []byte(`data: {"type":"` + TypeServerConnected + `","properties":{}}` + "\n\n")
+	heartbeatFrame = []byte(`data: {"type":"` + TypeServerHeartbeat + `","properties":{}}` + "\n\n")
+)
+
+// burst caps the events written before a flush.
+const burst = 256
+
+// events streams the engine's events as server-sent events. The
+// subscription is made before server.connected is written, so a caller
+// that waits for server.connected misses nothing that follows. A
+// subscriber that takes no bytes for writeWait is disconnected.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	var q EventQuery
+	if err := decodeQuery(r, &q); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	ev, err := s.c.Subscribe(ctx, client.EventFilter{SessionID: q.SessionID, Types: q.Type})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer ev.Close()
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	write := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+		_, err := w.Write(b)
+		return err == nil
+	}
+	flush := func() bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+		return rc.Flush() == nil
+	}
+	if !write(connectedFrame) || !flush() {
+		return
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	buf := make([]byte, 0, 4096)
+	beat := time.Now().Add(s.opts.Heartbeat)
+	for {
+		if !time.Now().Before(beat) {
+			if !write(heartbeatFrame) || !flush() {
+				return
+			}
+			beat = time.Now().Add(s.opts.Heartbeat)
+		}
+		// Wait for an event until the next heartbeat is due.
+		hctx, stop := context.WithDeadline(ctx, beat)
+		e, err := ev.Next(hctx)
+		stop()
+		switch {
+		case err == nil:
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			continue
+		default:
+			return // the caller left, the server stops, or the client closed
+		}
+		// Write the burst that is waiting, then flush once.
+		for n := 0; ; n++ {
+			if buf, err = appendFrame(buf[:0], e); err != nil {
+				s.log.Error("server: encoding an event", "type", e.Type(), "err", err)
+			} else if !write(buf) {
+				return
+			}
+			if n == burst {
+				break
+			}
+			if e, err = ev.Next(done); err != nil {
+				break
+			}
+		}
+		if !flush() {
+			return
+		}
+	}
+}
+
+// appendFrame appends e as one server-sent event to b.
+func appendFrame(b []byte, e client.Event) ([]byte, error) {
+	data, err := client.MarshalEvent(e)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, "data: "...)
+	b = append(b, data...)
+	return append(b, '\n', '\n'), nil
+}
