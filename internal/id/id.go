@@ -35,6 +35,7 @@ const (
 	ToolOutput Prefix = "tool"
 	Project    Prefix = "prj"
 	Event      Prefix = "evt"
+	Snapshot   Prefix = "snp"
 )
 
 const (

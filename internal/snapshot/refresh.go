@@ -1,0 +1,96 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// refresh scans worktree and brings its index up to date: files whose stat
+// changed since the index last saw them are read and kept. It returns every
+// kept file with its entry, the files too large to keep and the skipped
+// paths.
+func (s *Store) refresh(ctx context.Context, worktree string) (map[string]indexed, map[string]stat, []Skip, error) {
+	s.mu.Lock()
+	ix := s.indexFor(worktree)
+	s.mu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	res, err := scanTree(ctx, worktree, func(rel string) bool { _, ok := ix.files[rel]; return ok })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out := make(map[string]indexed, len(res.files))
+	skipped := res.skipped
+	full := false
+	for rel, st := range res.files {
+		if old, ok := ix.files[rel]; ok && old.Stat == st && old.Entry != nil {
+			out[rel] = old
+			continue
+		}
+		if full || s.over() {
+			if !full {
+				s.collect()
+				full = s.over()
+			}
+			if full {
+				skipped = append(skipped, Skip{Path: rel, Reason: "the snapshot store is full (snapshot.max_size)"})
+				continue
+			}
+		}
+		path := filepath.Join(worktree, filepath.FromSlash(rel))
+		e, err := s.keepPath(path)
+		if err != nil {
+			skipped = append(skipped, Skip{Path: rel, Reason: err.Error()})
+			continue
+		}
+		if e == nil {
+			continue // gone since the scan
+		}
+		now, err := os.Lstat(path)
+		if err != nil || statOf(now) != st {
+			// Changed while it was read: keep what was read for this
+			// step, but let the next scan read it again.
+			out[rel] = indexed{Stat: st, Entry: e}
+			delete(ix.files, rel)
+			ix.dirty = true
+			continue
+		}
+		out[rel] = indexed{Stat: st, Entry: e}
+		ix.files[rel] = out[rel]
+		ix.dirty = true
+	}
+	for rel := range ix.files {
+		if _, ok := res.files[rel]; !ok {
+			delete(ix.files, rel)
+			ix.dirty = true
+		}
+	}
+	if ix.dirty && s.opts.Now().Sub(ix.saved) > indexSaveEvery {
+		if err := s.saveIndex(ix); err != nil {
+			s.opts.Log.Warn("saving the snapshot index", "err", err)
+		}
+	}
+	return out, res.big, skipped, nil
+}
+
+// readRegularFile reads path, refusing anything that is not a regular file
+// once opened (a FIFO put in its place would block the read forever).
+func readRegularFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(f)
+}

@@ -1,0 +1,354 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/id"
+)
+
+// Checkpoint is what one step (or one revert) changed.
+type Checkpoint struct {
+	ID       string    `json:"id"`
+	Session  string    `json:"session"`
+	Message  string    `json:"message,omitempty"`
+	Worktree string    `json:"worktree"`
+	Kind     string    `json:"kind"` // "step" or "revert"
+	Created  time.Time `json:"created"`
+	// Files maps each changed path (relative to the worktree with slashes,
+	// or absolute when outside it) to its entries before and after.
+	Files   map[string]*Change `json:"files"`
+	Skipped []Skip             `json:"skipped,omitempty"`
+}
+
+// Change is a file before and after a checkpoint; nil is absent.
+type Change struct {
+	Before *Entry `json:"before"`
+	After  *Entry `json:"after"`
+}
+
+// abs is the absolute path of a checkpoint's key.
+func (c *Checkpoint) abs(key string) string {
+	if filepath.IsAbs(key) {
+		return key
+	}
+	return filepath.Join(c.Worktree, filepath.FromSlash(key))
+}
+
+// Patch is what Finish found a step changed.
+type Patch struct {
+	Files   []string // absolute paths, sorted
+	Skipped []Skip   // changes that could not be kept
+}
+
+// step is an open checkpoint.
+type step struct {
+	mu      sync.Mutex
+	cp      Checkpoint
+	seq     int
+	before  map[string]seqEntry // pre-images by key
+	touched map[string]bool     // keys the built-in tools changed
+	scanned bool
+	pre     map[string]indexed // the scan before the first shell or MCP tool
+	preBig  map[string]stat
+	preSkip []Skip
+}
+
+type seqEntry struct {
+	seq   int
+	entry *Entry
+}
+
+// Begin opens a checkpoint for a step of sessionID's message in worktree
+// and returns its id. Until Finish, BeforeChange calls for the session
+// record pre-images in it.
+func (s *Store) Begin(_ context.Context, worktree, sessionID, messageID string) (string, error) {
+	st := &step{cp: Checkpoint{ID: id.Ascending(id.Snapshot), Session: sessionID, Message: messageID,
+		Worktree: filepath.Clean(worktree), Kind: "step", Created: s.opts.Now(), Files: map[string]*Change{}},
+		before: map[string]seqEntry{}, touched: map[string]bool{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", errors.New("the snapshot store is closed")
+	}
+	s.steps[st.cp.ID] = st
+	s.current[sessionID] = st.cp.ID
+	return st.cp.ID, nil
+}
+
+func (s *Store) step(checkpoint string) *step {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.steps[checkpoint]
+}
+
+// key is the checkpoint key of an absolute path.
+func (st *step) key(path string) string {
+	r, err := filepath.Rel(st.cp.Worktree, path)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return filepath.Clean(path)
+	}
+	return filepath.ToSlash(r)
+}
+
+// BeforeChange keeps the current content of paths (absolute), which one of
+// codeloop's tools is about to change, in sessionID's open checkpoint.
+// Without an open checkpoint it does nothing.
+func (s *Store) BeforeChange(_ context.Context, sessionID string, paths []string) error {
+	s.mu.Lock()
+	st := s.steps[s.current[sessionID]]
+	s.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, p := range paths {
+		k := st.key(p)
+		st.touched[k] = true
+		if _, ok := st.before[k]; ok {
+			continue
+		}
+		e, err := s.keepPath(p)
+		if err != nil {
+			return err
+		}
+		st.seq++
+		st.before[k] = seqEntry{st.seq, e}
+	}
+	return nil
+}
+
+// unscannedTools change no file, or only the files they name to
+// BeforeChange, so no scan is made around them.
+var unscannedTools = []string{"read", "glob", "grep", "list", "todoread", "todowrite", "question",
+	"webfetch", "websearch", "codesearch", "skill", "task", "invalid", "edit", "write", "apply_patch",
+	"lsp", "batch"}
+
+// BeforeTool is called before a tool of the checkpoint's step runs. Before
+// the first tool that may change any file (bash, MCP and custom tools), it
+// scans the project, so Finish can tell what such tools changed.
+func (s *Store) BeforeTool(ctx context.Context, checkpoint, tool string) error {
+	if slices.Contains(unscannedTools, tool) {
+		return nil
+	}
+	st := s.step(checkpoint)
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.scanned {
+		return nil
+	}
+	st.scanned = true
+	if s.noScan(st.cp.Worktree) {
+		st.cp.Skipped = append(st.cp.Skipped, Skip{Path: st.cp.Worktree,
+			Reason: "the project is the home or root directory: only files codeloop's own tools change are kept"})
+		return nil
+	}
+	pre, big, skipped, err := s.refresh(ctx, st.cp.Worktree)
+	if err != nil {
+		return err
+	}
+	st.seq++
+	for k := range pre {
+		if _, ok := st.before[k]; !ok {
+			st.before[k] = seqEntry{st.seq, pre[k].Entry}
+		}
+	}
+	st.pre, st.preBig, st.preSkip = pre, big, skipped
+	return nil
+}
+
+// noScan reports whether worktree is a directory never scanned: /, the
+// home directory.
+func (s *Store) noScan(worktree string) bool {
+	return worktree == string(filepath.Separator) || (s.opts.Home != "" && worktree == filepath.Clean(s.opts.Home))
+}
+
+// keepPath keeps the file at path as it is now: nil when it does not exist.
+// Directories and special files count as absent.
+func (s *Store) keepPath(path string) (*Entry, error) {
+	e, content, err := readEntry(path)
+	if err != nil || e == nil {
+		return e, err
+	}
+	stored, grown, err := s.putContent(content, e.Mode)
+	s.grew(grown)
+	return stored, err
+}
+
+// readEntry reads the file at path: its entry (not stored) and content.
+func readEntry(path string) (*Entry, []byte, error) {
+	info, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var content []byte
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		content = []byte(target)
+	case info.Mode().IsRegular():
+		content, err = readRegularFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+	default:
+		return nil, nil, nil
+	}
+	return &Entry{Hash: hashOf(content), Size: int64(len(content)), Mode: info.Mode() & (fs.ModeSymlink | fs.ModePerm)}, content, nil
+}
+
+// Finish closes the checkpoint: it compares the project with the scan made
+// before the step's first shell or MCP tool, reads what the built-in tools
+// wrote, saves the checkpoint when anything changed and returns the
+// changed files. The checkpoint id then names the step's patch.
+func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
+	s.mu.Lock()
+	st := s.steps[checkpoint]
+	if st != nil {
+		delete(s.steps, checkpoint)
+		if s.current[st.cp.Session] == checkpoint {
+			delete(s.current, st.cp.Session)
+		}
+	}
+	s.mu.Unlock()
+	if st == nil {
+		return Patch{}, nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	after := map[string]*Entry{}
+	if st.pre != nil {
+		post, big, skipped, err := s.refresh(ctx, st.cp.Worktree)
+		if err != nil {
+			return Patch{}, err
+		}
+		skip := skippedDirs(skipped)
+		for k, was := range st.pre {
+			if now, ok := post[k]; !ok && !skip(k) {
+				after[k] = nil
+			} else if ok && now.Stat != was.Stat {
+				after[k] = now.Entry
+			}
+		}
+		for k, now := range post {
+			if _, ok := st.pre[k]; !ok {
+				after[k] = now.Entry
+				if _, ok := st.before[k]; !ok {
+					st.before[k] = seqEntry{} // did not exist
+				}
+			}
+		}
+		for k, now := range big {
+			if was, ok := st.preBig[k]; !ok || was != now {
+				st.cp.Skipped = append(st.cp.Skipped, Skip{Path: k, Reason: "changed, but larger than 10 MiB: not kept"})
+			}
+		}
+		for _, sk := range skipped {
+			if !slices.Contains(st.preSkip, sk) {
+				st.cp.Skipped = append(st.cp.Skipped, sk)
+			}
+		}
+	}
+	for k := range st.touched {
+		e, err := s.keepPath(st.cp.abs(k))
+		if err != nil {
+			return Patch{}, err
+		}
+		after[k] = e
+	}
+	var files []string
+	for k, a := range after {
+		b := st.before[k].entry
+		if same(b, a) {
+			continue
+		}
+		st.cp.Files[k] = &Change{Before: b, After: a}
+		files = append(files, st.cp.abs(k))
+	}
+	slices.Sort(files)
+	if len(files) == 0 && len(st.cp.Skipped) == 0 {
+		return Patch{}, nil
+	}
+	if err := s.saveCheckpoint(&st.cp); err != nil {
+		return Patch{}, err
+	}
+	s.maybeCollect(st.cp.Session)
+	return Patch{Files: files, Skipped: st.cp.Skipped}, nil
+}
+
+// skippedDirs returns a test of whether a key lies in one of the skipped
+// directories, whose files a scan did not see.
+func skippedDirs(skipped []Skip) func(string) bool {
+	var dirs []string
+	for _, sk := range skipped {
+		if d, ok := strings.CutSuffix(sk.Path, "/"); ok {
+			dirs = append(dirs, d+"/")
+		}
+	}
+	return func(k string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return d == "./" || strings.HasPrefix(k, d) })
+	}
+}
+
+// checkpointFile is where a checkpoint of a session is saved.
+func (s *Store) checkpointFile(session, cpID string) string {
+	return filepath.Join(s.dir, "checkpoints", session, cpID+".json")
+}
+
+func (s *Store) saveCheckpoint(cp *Checkpoint) error {
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(s.checkpointFile(cp.Session, cp.ID), b); err != nil {
+		return fmt.Errorf("saving snapshot %s: %w", cp.ID, err)
+	}
+	s.grew(int64(len(b)))
+	return nil
+}
+
+// ErrNotFound says a checkpoint is not (or no longer) in the store.
+var ErrNotFound = errors.New("snapshot not found: it may have been removed by the store's size or age limits")
+
+// Load reads a checkpoint, whichever session made it.
+func (s *Store) Load(cpID string) (*Checkpoint, error) {
+	if id.Check(id.Snapshot, cpID) != nil {
+		return nil, fmt.Errorf("%q: %w", cpID, ErrNotFound)
+	}
+	matches, _ := filepath.Glob(filepath.Join(s.dir, "checkpoints", "*", cpID+".json"))
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("%s: %w", cpID, ErrNotFound)
+	}
+	b, err := os.ReadFile(matches[0])
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", cpID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return nil, &CorruptError{Object: cpID, Reason: err.Error()}
+	}
+	return &cp, nil
+}

@@ -1,0 +1,201 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Defaults of the store's bounds.
+const (
+	DefaultMaxSize        = 1 << 30
+	DefaultMaxCheckpoints = 100
+	DefaultRetention      = 30 * 24 * time.Hour
+)
+
+// Options configure a Store.
+type Options struct {
+	// Dir is the store's directory (the data directory's snapshot/).
+	Dir string
+	// MaxSize bounds the bytes of all objects and checkpoints
+	// (DefaultMaxSize when zero).
+	MaxSize int64
+	// MaxCheckpoints bounds the checkpoints kept per session
+	// (DefaultMaxCheckpoints when zero).
+	MaxCheckpoints int
+	// Retention is how long checkpoints are kept (DefaultRetention when
+	// zero).
+	Retention time.Duration
+	// Home is the user's home directory: a project rooted there (or at /)
+	// is never scanned.
+	Home string
+	Log  *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Store is a project-independent snapshot store. It is safe for
+// concurrent use.
+type Store struct {
+	opts Options
+	dir  string
+	enc  *zstd.Encoder
+	dec  *zstd.Decoder
+
+	mu      sync.Mutex
+	indexes map[string]*index // by worktree
+	steps   map[string]*step  // open checkpoints by id
+	current map[string]string // session id → its open checkpoint
+	closed  bool
+
+	sizeMu sync.Mutex
+	size   int64 // bytes in the store; -1 until measured
+}
+
+// Open opens (creating) the store in opts.Dir and removes the temporary
+// files an interrupted write left there.
+func Open(opts Options) (*Store, error) {
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = DefaultMaxSize
+	}
+	if opts.MaxCheckpoints <= 0 {
+		opts.MaxCheckpoints = DefaultMaxCheckpoints
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	for _, d := range []string{"objects", "checkpoints", "index"} {
+		if err := os.MkdirAll(filepath.Join(opts.Dir, d), 0o700); err != nil {
+			return nil, fmt.Errorf("creating the snapshot store: %w", err)
+		}
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		return nil, err
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{opts: opts, dir: opts.Dir, enc: enc, dec: dec,
+		indexes: map[string]*index{}, steps: map[string]*step{}, current: map[string]string{}, size: -1}
+	if n := s.removeTemp(); n > 0 {
+		opts.Log.Info("removed interrupted snapshot writes", "files", n)
+	}
+	return s, nil
+}
+
+// Close saves the indexes and releases the codecs. Open checkpoints are
+// dropped.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	for _, ix := range s.indexes {
+		errs = append(errs, s.saveIndex(ix))
+	}
+	s.enc.Close()
+	s.dec.Close()
+	return errors.Join(errs...)
+}
+
+// removeTemp deletes the temporary files left by interrupted writes.
+func (s *Store) removeTemp() int {
+	n := 0
+	_ = filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), tmpPrefix) {
+			if os.Remove(path) == nil {
+				n++
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// index is the stat index of one worktree: what every file kept by a scan
+// held when it had that stat.
+type index struct {
+	mu       sync.Mutex // held while a scan updates the index
+	worktree string
+	files    map[string]indexed
+	dirty    bool
+	saved    time.Time
+}
+
+type indexed struct {
+	Stat  stat   `json:"t"`
+	Entry *Entry `json:"e"`
+}
+
+// indexSaveEvery is how often a changed index is saved while the store is
+// open; Close saves it too.
+const indexSaveEvery = 5 * time.Second
+
+// indexFile is where the index of worktree is saved.
+func (s *Store) indexFile(worktree string) string {
+	sum := sha256.Sum256([]byte(worktree))
+	return filepath.Join(s.dir, "index", hex.EncodeToString(sum[:12])+".json")
+}
+
+// indexFor returns worktree's index, loading it the first time. s.mu is
+// held.
+func (s *Store) indexFor(worktree string) *index {
+	if ix, ok := s.indexes[worktree]; ok {
+		return ix
+	}
+	ix := &index{worktree: worktree, files: map[string]indexed{}}
+	if b, err := os.ReadFile(s.indexFile(worktree)); err == nil {
+		var saved struct {
+			Worktree string             `json:"worktree"`
+			Files    map[string]indexed `json:"files"`
+		}
+		if json.Unmarshal(b, &saved) == nil && saved.Worktree == worktree && saved.Files != nil {
+			ix.files = saved.Files
+		}
+	}
+	s.indexes[worktree] = ix
+	return ix
+}
+
+// saveIndex writes ix when it changed. An index is a cache: an entry is
+// true of any file with its stat, so an old or lost one costs only reads.
+func (s *Store) saveIndex(ix *index) error {
+	if !ix.dirty {
+		return nil
+	}
+	b, err := json.Marshal(struct {
+		Worktree string             `json:"worktree"`
+		Files    map[string]indexed `json:"files"`
+	}{ix.worktree, ix.files})
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(s.indexFile(ix.worktree), b); err != nil {
+		return fmt.Errorf("saving the snapshot index: %w", err)
+	}
+	ix.dirty = false
+	ix.saved = s.opts.Now()
+	return nil
+}
