@@ -33,6 +33,7 @@ import (
 	"github.com/codeloop/codeloop/internal/provider"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/skill"
+	"github.com/codeloop/codeloop/internal/snapshot"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/task"
 	"github.com/codeloop/codeloop/internal/tool"
@@ -76,6 +77,9 @@ type App struct {
 	MCP           *mcp.Manager
 	Models        *provider.Registry
 	Dirs          paths.Dirs
+	// Snapshots keeps what steps change so they can be reverted; nil when
+	// snapshots are off.
+	Snapshots *snapshot.Store
 	// Questions holds the question tool's questions waiting for the user.
 	Questions *tool.Questions
 
@@ -167,6 +171,14 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	snaps, err := openSnapshots(cfg.Snapshot, opts.Dirs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if snaps != nil {
+		a.Snapshots = snaps
+		a.closers = append(a.closers, snaps.Close)
+	}
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
 	a.Questions = tool.NewQuestions(a.Bus)
@@ -177,6 +189,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		Shell:        cfg.Shell,
 		Sandbox:      confine,
 		Search:       search,
+		BeforeChange: keepPreImages(snaps),
 	})
 	depth := 0
 	if cfg.SubagentDepth != nil {
@@ -204,6 +217,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 			Mention: agent.MentionInstruction,
 		},
 		Read:      findTool(builtin, "read"),
+		Snapshots: sessionSnapshots(snaps),
 		Resources: mcpResources{mcp: a.MCP, wait: mcpWait},
 		ProjectID: a.ProjectID, Directory: dir, Worktree: a.Worktree,
 		Compaction: session.Compaction{

@@ -117,6 +117,9 @@ type ForkSessionInput struct {
 type RevertInput struct {
 	MessageID string `json:"messageID"`
 	PartID    string `json:"partID,omitempty"`
+	// Force overwrites files changed since the agent wrote them; without
+	// it such files stop the revert and are listed in its error.
+	Force bool `json:"force,omitempty"`
 }
 
 // MessagesOptions page through a session's messages.

@@ -251,6 +251,29 @@ func (t Timeout) MarshalJSON() ([]byte, error) {
 	return json.Marshal(t.Millis)
 }
 
+// UnmarshalJSON reads true, false or the store's bounds.
+func (s *Snapshot) UnmarshalJSON(data []byte) error {
+	var b bool
+	if err := json.Unmarshal(data, &b); err == nil {
+		*s = Snapshot{Disabled: !b}
+		return nil
+	}
+	var l SnapshotLimits
+	if err := json.Unmarshal(data, &l); err != nil {
+		return errors.New(`snapshot: want true, false or {"max_size": bytes, "max_checkpoints": n, "retention_days": n}`)
+	}
+	*s = Snapshot{Limits: l}
+	return nil
+}
+
+// MarshalJSON writes false, true or the bounds.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	if s.Disabled || s.Limits == (SnapshotLimits{}) {
+		return json.Marshal(!s.Disabled)
+	}
+	return json.Marshal(s.Limits)
+}
+
 // UnmarshalJSON reads true, false or {"field": name}.
 func (i *Interleaved) UnmarshalJSON(data []byte) error {
 	var b bool

@@ -11,6 +11,7 @@ import (
 var atomicTypes = map[reflect.Type]bool{
 	typeTimeout:     true,
 	typeInterleaved: true,
+	typeSnapshot:    true,
 	typeMCPOAuth:    true,
 	typePlugin:      true,
 }

@@ -217,7 +217,7 @@ func TestErrors(t *testing.T) {
 		{name: "local mcp without command", text: `{"mcp": {"m": {"type": "local"}}}`, line: 1, col: 15, msgSub: "command"},
 		{name: "syntax error missing comma", text: "{\n  \"model\": \"a\"\n  \"share\": \"auto\"\n}", line: 3, col: 3, msgSub: "syntax error"},
 		{name: "syntax error unterminated", text: "{\n  \"model\": \"a", line: 2, col: 14, msgSub: "syntax error"},
-		{name: "type error string for bool", text: "{\n\t\"snapshot\": \"yes\"\n}", key: "snapshot", line: 2, col: 14, msgSub: "boolean"},
+		{name: "type error string for bool", text: "{\n\t\"autoshare\": \"yes\"\n}", key: "autoshare", line: 2, col: 15, msgSub: "boolean"},
 		{name: "type error float for int", text: `{"subagent_depth": 1.5}`, key: "subagent_depth", line: 1, col: 20, msgSub: "integer"},
 		{name: "bad permission action", text: `{"permission": {"bash": {"rm *": "nope"}}}`, line: 1, col: 34, msgSub: "allow, ask or deny"},
 		{name: "lsp must be bool or object", text: `{"lsp": "yes"}`, key: "lsp", line: 1, col: 9},

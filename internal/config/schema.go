@@ -27,6 +27,10 @@ func Schema() (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	rule.Properties["action"] = action
+	limits, err := jsonschema.For[SnapshotLimits](nil)
+	if err != nil {
+		return nil, err
+	}
 	types := map[reflect.Type]*jsonschema.Schema{
 		typeRaw: any_(),
 		typePermission: union("an action for everything, or permission names mapped to an action or to patterns mapped to actions; later rules win",
@@ -43,6 +47,7 @@ func Schema() (*jsonschema.Schema, error) {
 		),
 		typeAutoupdate: union("", &jsonschema.Schema{Type: "boolean"}, constant("notify")),
 		typeTimeout:    union("milliseconds, or false for no timeout", &jsonschema.Schema{Type: "integer", Minimum: &zero}, constant(false)),
+		typeSnapshot:   union("true (the default), false, or the store's bounds (snapshots on)", &jsonschema.Schema{Type: "boolean"}, limits),
 		typeInterleaved: union(`true, or {"field": name} naming the option that carries reasoning back`,
 			&jsonschema.Schema{Type: "boolean"},
 			&jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"field": {Type: "string"}}, AdditionalProperties: &jsonschema.Schema{Not: any_()}},

@@ -21,7 +21,7 @@ type Config struct {
 	References        json.RawMessage     `json:"references,omitempty" jsonschema:"reference directories"`
 	Reference         json.RawMessage     `json:"reference,omitempty" jsonschema:"deprecated: use references"`
 	Watcher           Watcher             `json:"watcher,omitzero" jsonschema:"file watcher settings"`
-	Snapshot          *bool               `json:"snapshot,omitempty" jsonschema:"track file changes so they can be reverted (default true)"`
+	Snapshot          Snapshot            `json:"snapshot,omitzero" jsonschema:"keep what each step changes so it can be reverted: true (the default), false, or the store's bounds"`
 	Plugin            []Plugin            `json:"plugin,omitempty" jsonschema:"plugins: a package spec or [spec, options]"`
 	Share             string              `json:"share,omitempty" jsonschema:"session sharing: manual, auto or disabled"`
 	Autoshare         *bool               `json:"autoshare,omitempty" jsonschema:"deprecated: use share"`
@@ -169,6 +169,20 @@ type ProviderModel struct {
 	Headers      map[string]string         `json:"headers,omitempty"`
 	Variants     map[string]map[string]any `json:"variants,omitempty"`
 	Extra        map[string]any            `json:"-"`
+}
+
+// Snapshot configures the snapshots that let a step be reverted. In the
+// file it is true, false, or an object of bounds (snapshots on).
+type Snapshot struct {
+	Disabled bool
+	Limits   SnapshotLimits
+}
+
+// SnapshotLimits bound the snapshot store; zero fields take the defaults.
+type SnapshotLimits struct {
+	MaxSize        int64 `json:"max_size,omitempty" jsonschema:"the most bytes the store may take (default 1 GiB)"`
+	MaxCheckpoints int   `json:"max_checkpoints,omitempty" jsonschema:"the most step snapshots kept per session (default 100)"`
+	RetentionDays  int   `json:"retention_days,omitempty" jsonschema:"days snapshots are kept (default 30)"`
 }
 
 // Interleaved says a model interleaves reasoning with output; Field names

@@ -29,6 +29,7 @@ var (
 	typeAutoupdate  = reflect.TypeFor[Autoupdate]()
 	typeTimeout     = reflect.TypeFor[Timeout]()
 	typeInterleaved = reflect.TypeFor[Interleaved]()
+	typeSnapshot    = reflect.TypeFor[Snapshot]()
 	typeMCPOAuth    = reflect.TypeFor[MCPOAuth]()
 	typeMCP         = reflect.TypeFor[MCP]()
 	typeCommand     = reflect.TypeFor[Command]()
@@ -116,6 +117,14 @@ func (c *checker) check(v *hujson.Value, t reflect.Type, path string) error {
 			return c.checkInt(v, path, true)
 		}
 		return want("milliseconds or false")
+	case typeSnapshot:
+		if k == 't' || k == 'f' {
+			return nil
+		}
+		if k == '{' {
+			return c.checkStruct(v, reflect.TypeFor[SnapshotLimits](), path)
+		}
+		return want(`true, false or {"max_size": bytes, "max_checkpoints": n, "retention_days": n}`)
 	case typeInterleaved:
 		if k == 't' || k == 'f' {
 			return nil

@@ -125,6 +125,9 @@ type PatchPart struct {
 	PartBase
 	Hash  string   `json:"hash"`
 	Files []string `json:"files"`
+	// Skipped lists changes the step made that could not be kept for a
+	// revert ("path: reason").
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // AgentPart is an @agent mention in a user message.

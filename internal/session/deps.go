@@ -10,6 +10,7 @@ import (
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/snapshot"
 	"github.com/codeloop/codeloop/internal/tool"
 )
 
@@ -103,13 +104,22 @@ type Reminders interface {
 	Remind(agent *Agent, history []message.Message) []message.Message
 }
 
-// Snapshots records the working tree around each step so its changes can be
-// listed and reverted.
+// Snapshots records what each step does to the files of the project, so
+// the step can be reverted. *snapshot.Store implements it.
 type Snapshots interface {
-	// Track records the tree and returns its snapshot id ("" when off).
-	Track(ctx context.Context) (string, error)
-	// Changed lists the files that differ between snapshot and now.
-	Changed(ctx context.Context, snapshot string) ([]string, error)
+	// Begin opens a checkpoint for a step of the session's message and
+	// returns its id.
+	Begin(ctx context.Context, worktree, sessionID, messageID string) (string, error)
+	// BeforeTool is called before each tool call of the step.
+	BeforeTool(ctx context.Context, checkpoint, tool string) error
+	// Finish closes the checkpoint and returns what the step changed.
+	Finish(ctx context.Context, checkpoint string) (snapshot.Patch, error)
+	// Revert restores the files the checkpoints (oldest first) changed.
+	Revert(ctx context.Context, sessionID string, checkpoints []string, force bool) (*snapshot.Reverted, error)
+	// Unrevert takes back a revert.
+	Unrevert(ctx context.Context, sessionID, checkpoint string, force bool) (*snapshot.Reverted, error)
+	// Diff returns what the checkpoints changed.
+	Diff(ctx context.Context, checkpoints []string) ([]snapshot.FileDiff, error)
 }
 
 // Resources reads MCP resources for the user messages that attach them.

@@ -305,6 +305,9 @@ func waitingMessage(pid int) string {
 
 // createUserMessage stores the user's message with its parts.
 func (e *Engine) createUserMessage(ctx context.Context, in PromptInput) (message.Message, error) {
+	if err := e.cleanupRevert(ctx, in.SessionID); err != nil {
+		return message.Message{}, err
+	}
 	sess, err := e.sessions.Get(ctx, in.SessionID)
 	if err != nil {
 		return message.Message{}, err

@@ -37,6 +37,7 @@ type processor struct {
 	tools    map[string]tool.Tool
 	lastStep bool
 	summary  bool              // the step writes a compaction summary
+	snapshot string            // the open checkpoint of the step, "" when none or closed
 	turn     []callRecord      // the calls of earlier steps of this turn
 	msgs     []message.Message // the session's messages as this step sent them
 	retries  *int              // attempts made at this step, shared across steps
@@ -84,6 +85,7 @@ func (p *processor) process(ctx context.Context, req *llm.Request) (outcome, err
 func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 	defer p.w.close()
 	snapshot := p.track(ctx)
+	defer p.endSnapshot(ctx) // an interrupted step's changes are kept too
 	p.w.mu.Lock()
 	p.w.add(&message.StepStartPart{PartBase: message.PartBase{ID: id.Ascending(id.Part)}, Snapshot: snapshot})
 	p.w.touchInfo()
@@ -341,17 +343,53 @@ func (p *processor) closeBlocks() {
 	p.w.flush(true)
 }
 
-// track takes a snapshot of the tree, or returns "" without one.
+// track opens the step's checkpoint, or returns "" without one.
 func (p *processor) track(ctx context.Context) string {
 	if p.e.cfg.Snapshots == nil {
 		return ""
 	}
-	s, err := p.e.cfg.Snapshots.Track(ctx)
+	s, err := p.e.cfg.Snapshots.Begin(ctx, p.e.cfg.Worktree, p.w.info.SessionID, p.w.info.ID)
 	if err != nil {
-		p.e.cfg.Log.Warn("taking a snapshot", "err", err)
+		p.e.cfg.Log.Warn("opening a snapshot", "err", err)
 		return ""
 	}
+	p.snapshot = s
 	return s
+}
+
+// beforeTool tells the snapshots a tool is about to run.
+func (p *processor) beforeTool(ctx context.Context, tool string) {
+	if p.snapshot == "" {
+		return
+	}
+	if err := p.e.cfg.Snapshots.BeforeTool(ctx, p.snapshot, tool); err != nil {
+		p.e.cfg.Log.Warn("scanning the project before a tool", "tool", tool, "err", err)
+	}
+}
+
+// endSnapshot closes the step's checkpoint, once, and adds a patch part
+// naming it when the step changed files.
+func (p *processor) endSnapshot(ctx context.Context) {
+	cp := p.snapshot
+	if cp == "" {
+		return
+	}
+	p.snapshot = ""
+	patch, err := p.e.cfg.Snapshots.Finish(context.WithoutCancel(ctx), cp)
+	if err != nil {
+		p.e.cfg.Log.Warn("closing a snapshot", "err", err)
+		return
+	}
+	if len(patch.Files) == 0 && len(patch.Skipped) == 0 {
+		return
+	}
+	part := &message.PatchPart{PartBase: message.PartBase{ID: id.Ascending(id.Part)}, Hash: cp, Files: patch.Files}
+	for _, sk := range patch.Skipped {
+		part.Skipped = append(part.Skipped, sk.Path+": "+sk.Reason)
+	}
+	p.w.mu.Lock()
+	p.w.add(part)
+	p.w.mu.Unlock()
 }
 
 // finishStep records the step's end once its tools are done.
@@ -368,23 +406,16 @@ func (p *processor) finishStep(ctx context.Context, snapshot string) outcome {
 		return outStop
 	}
 	*p.retries = 0
-	after := p.track(ctx)
 	cost := p.model.Cost.Price(p.usage)
 	p.w.mu.Lock()
 	reason := p.w.info.Finish
 	tk := p.w.info.Tokens
 	p.w.add(&message.StepFinishPart{PartBase: message.PartBase{ID: id.Ascending(id.Part)},
-		Reason: reason, Snapshot: after, Cost: cost, Tokens: tk})
+		Reason: reason, Snapshot: snapshot, Cost: cost, Tokens: tk})
 	p.w.info.Cost += cost
 	blocked := p.blocked
 	p.w.mu.Unlock()
-	if snapshot != "" && after != "" && p.e.cfg.Snapshots != nil {
-		if files, err := p.e.cfg.Snapshots.Changed(ctx, snapshot); err == nil && len(files) > 0 {
-			p.w.mu.Lock()
-			p.w.add(&message.PatchPart{PartBase: message.PartBase{ID: id.Ascending(id.Part)}, Hash: after, Files: files})
-			p.w.mu.Unlock()
-		}
-	}
+	p.endSnapshot(ctx)
 	if err := p.e.sessions.AddUsage(p.w.ctx, p.w.info.SessionID, cost, tk); err != nil {
 		p.e.cfg.Log.Error("adding usage", "err", err)
 	}

@@ -170,6 +170,7 @@ func (p *processor) runTool(ctx context.Context, part *message.ToolPart, t tool.
 		})
 	}
 	if err == nil {
+		p.beforeTool(ctx, part.Tool)
 		res, err = runSafely(ctx, t, call)
 	}
 

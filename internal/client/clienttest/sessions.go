@@ -3,6 +3,8 @@ package clienttest
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -144,28 +146,68 @@ func (s suite) messagesPage(t *testing.T) {
 	wantErr(t, "a message asked for under another session", err, client.ErrNotFound)
 }
 
-// revert either reverts or says it is not supported, and then changes
-// nothing.
+// revert runs a step that writes a file and one that changes it by shell,
+// reverts to the first prompt (files restored, the revert recorded),
+// unreverts (files back), refuses to overwrite a file the user changed,
+// and makes the revert final on the next prompt (messages removed).
 func (s suite) revert(t *testing.T) {
-	c, _ := s.start(t, "", "", nil)
+	script := "step\ncall call_w write {\"filePath\":\"notes.txt\",\"content\":\"agent wrote this\\n\"}\nfinish tool-calls\n" +
+		"step\ncall call_b bash {\"command\":\"rm old.txt\"}\nfinish tool-calls\nstep\ntext Done.\nfinish stop\n" +
+		"step\ntext Again.\nfinish stop\n"
+	c, p := s.start(t, script, `"permission": {"bash": "allow", "edit": "allow"}`, map[string]string{"old.txt": "old\n"})
 	ctx := ctxFor(t)
 	sess := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
-	id := must(c.Prompt(ctx, sess.ID, client.PromptInput{NoReply: true, Parts: []client.PartInput{client.TextInput("x")}}))(t)
-	_, err := c.Revert(ctx, sess.ID, client.RevertInput{MessageID: id})
-	if err == nil {
-		t.Skip("revert is supported; its own scenarios cover it")
+	ev := must(c.Subscribe(ctx, client.EventFilter{}))(t)
+	defer ev.Close()
+	first := must(c.Prompt(ctx, sess.ID, client.PromptInput{Parts: []client.PartInput{client.TextInput("write notes")}}))(t)
+	until(t, ev, idle(sess.ID))
+	notes, old := filepath.Join(p.Dir, "notes.txt"), filepath.Join(p.Dir, "old.txt")
+	exists := func(path string) bool { _, err := os.Stat(path); return err == nil }
+	if !exists(notes) || exists(old) {
+		t.Fatalf("after the steps: notes.txt exists %v, old.txt exists %v", exists(notes), exists(old))
 	}
-	var ue *client.UnsupportedError
-	if !errors.Is(err, client.ErrUnsupported) || !errors.As(err, &ue) || ue.Reason == "" {
-		t.Fatalf("revert: %v, want an UnsupportedError that says why", err)
+	msgs := must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)
+
+	got := must(c.Revert(ctx, sess.ID, client.RevertInput{MessageID: first}))(t)
+	if exists(notes) || !exists(old) {
+		t.Errorf("after the revert: notes.txt exists %v, old.txt exists %v", exists(notes), exists(old))
 	}
-	_, err = c.Unrevert(ctx, sess.ID)
-	wantErr(t, "Unrevert", err, client.ErrUnsupported)
+	if !strings.Contains(string(got.Revert), first) {
+		t.Errorf("the session's revert %s does not name message %s", got.Revert, first)
+	}
+	must(c.Unrevert(ctx, sess.ID))(t)
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "agent wrote this\n" || exists(old) {
+		t.Errorf("after the unrevert: notes.txt %q (%v), old.txt exists %v", b, err, exists(old))
+	}
 	if got := must(c.GetSession(ctx, sess.ID))(t); len(got.Revert) != 0 {
-		t.Errorf("the session records a revert: %s", got.Revert)
+		t.Errorf("the session still records a revert: %s", got.Revert)
 	}
-	if n := len(must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)); n != 1 {
-		t.Errorf("%d messages after a refused revert, want 1", n)
+
+	// A file the user changed since is not overwritten.
+	if err := os.WriteFile(notes, []byte("the user's own text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Revert(ctx, sess.ID, client.RevertInput{MessageID: first}); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("revert over a user's change: %v, want an error naming notes.txt", err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "the user's own text\n" {
+		t.Errorf("notes.txt = %q: the user's change was overwritten", b)
+	}
+	must(c.Revert(ctx, sess.ID, client.RevertInput{MessageID: first, Force: true}))(t)
+	if exists(notes) || !exists(old) {
+		t.Errorf("after a forced revert: notes.txt exists %v, old.txt exists %v", exists(notes), exists(old))
+	}
+	if n := len(must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)); n != len(msgs) {
+		t.Errorf("%d messages while reverted, want all %d kept until the next prompt", n, len(msgs))
+	}
+	must(c.Prompt(ctx, sess.ID, client.PromptInput{Parts: []client.PartInput{client.TextInput("start over")}}))(t)
+	until(t, ev, idle(sess.ID))
+	after := must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)
+	if len(after) != 2 || after[0].Info.ID == first {
+		t.Errorf("after the next prompt: %d messages (first %s), want only the new prompt and its answer", len(after), after[0].Info.ID)
+	}
+	if got := must(c.GetSession(ctx, sess.ID))(t); len(got.Revert) != 0 {
+		t.Errorf("the revert is still recorded after the next prompt: %s", got.Revert)
 	}
 }
 

@@ -216,23 +216,36 @@ func (c *Client) Status(ctx context.Context) (map[string]client.SessionStatus, e
 	return out, nil
 }
 
-// noSnapshots is why revert is not available in process.
-const noSnapshots = "codeloop does not record file snapshots yet, so a session's file changes cannot be undone from here; restore files with your version control"
-
-// Revert is not available: the engine keeps no file snapshots to restore.
-func (c *Client) Revert(ctx context.Context, sessionID string, _ client.RevertInput) (client.Session, error) {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return client.Session{}, err
+// Revert restores the files changed from a message on and hides the
+// messages from it on, until Unrevert or the next prompt.
+func (c *Client) Revert(ctx context.Context, sessionID string, in client.RevertInput) (client.Session, error) {
+	s, err := c.app.Engine.Revert(ctx, session.RevertInput{SessionID: sessionID, MessageID: in.MessageID,
+		PartID: in.PartID, Force: in.Force})
+	if err != nil {
+		return client.Session{}, revertError("revert", err)
 	}
-	return client.Session{}, &client.UnsupportedError{Op: "revert", Reason: noSnapshots}
+	return toSession(s), nil
 }
 
-// Unrevert is not available, for the reason Revert is not.
+// Unrevert brings back what the session's revert took back.
 func (c *Client) Unrevert(ctx context.Context, sessionID string) (client.Session, error) {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return client.Session{}, err
+	s, err := c.app.Engine.Unrevert(ctx, sessionID, false)
+	if err != nil {
+		return client.Session{}, revertError("unrevert", err)
 	}
-	return client.Session{}, &client.UnsupportedError{Op: "unrevert", Reason: noSnapshots}
+	return toSession(s), nil
+}
+
+// revertError maps the engine's revert errors to the client's.
+func revertError(op string, err error) error {
+	var busy *session.BusyError
+	switch {
+	case errors.Is(err, session.ErrSnapshotsOff):
+		return &client.UnsupportedError{Op: op, Reason: err.Error()}
+	case errors.As(err, &busy):
+		return fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
+	}
+	return notFound(err, "session")
 }
 
 // Permissions lists the pending permission requests, oldest first.
