@@ -135,6 +135,8 @@ func newRootCmd(e *env) *cobra.Command {
 		newMCPCmd(e),
 		newModelsCmd(e),
 		newAuthCmd(e),
+		newACPCmd(e),
+		newServeCmd(e), newAttachCmd(e),
 	)
 	return root
 }

@@ -86,6 +86,12 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 	}
 	c := local.New(a)
 	defer c.Close()
+	return e.openTUI(ctx, c, o)
+}
+
+// openTUI shows the interface over c, in process or attached to a
+// server, and maps how it ended to an exit status.
+func (e *env) openTUI(ctx context.Context, c client.Client, o tuiOptions) error {
 	if o.session != "" {
 		if _, err := c.GetSession(ctx, o.session); errors.Is(err, client.ErrNotFound) {
 			return &exitCodeError{code: exitError, err: fmt.Errorf("session %s does not exist; codeloop session list shows the sessions", o.session)}
@@ -93,7 +99,7 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 			return err
 		}
 	}
-	err = tui.Run(ctx, tui.Options{
+	err := tui.Run(ctx, tui.Options{
 		Client: c, SessionID: o.session, Continue: o.cont, Model: o.model, Agent: o.agent, Prompt: o.prompt,
 		NoColor: e.getenv("NO_COLOR") != "", CrashDir: e.dirs.Log(), Version: Version,
 	})
