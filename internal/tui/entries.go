@@ -75,7 +75,7 @@ func (e *textEntry) render(width int, th *theme, tag int) []string {
 	if ls, ok := e.cache.get(width, tag); ok {
 		return ls
 	}
-	return e.cache.put(width, tag, e.stream.lines(strings.TrimRight(e.text, "\n"), width, styled(th.text), tag))
+	return e.cache.put(width, tag, e.stream.lines(th.md, strings.TrimRight(e.text, "\n"), width, styled(th.text), tag))
 }
 
 // reasoningEntry is the model's reasoning, folded to one line.

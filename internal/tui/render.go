@@ -17,6 +17,9 @@ type textRenderer interface {
 	// boundary returns the offset in text after which changes cannot
 	// alter how text[:offset] renders.
 	boundary(text string) int
+	// gap reports whether two renders of consecutive pieces are joined by
+	// a blank line.
+	gap() bool
 }
 
 // plainText renders text as it is, wrapped at word boundaries (long words
@@ -25,6 +28,8 @@ type textRenderer interface {
 type plainText struct{}
 
 func (plainText) boundary(text string) int { return strings.LastIndexByte(text, '\n') + 1 }
+
+func (plainText) gap() bool { return false }
 
 func (plainText) render(text string, width int, style func(string) string) []string {
 	text = strings.TrimSuffix(text, "\n")
@@ -90,15 +95,15 @@ type streamText struct {
 
 // lines renders text at width with style. tag identifies the style, so a
 // theme change renders again.
-func (s *streamText) lines(text string, width int, style func(string) string, tag int) []string {
-	if s.r == nil {
-		s.r = plainText{}
+func (s *streamText) lines(r textRenderer, text string, width int, style func(string) string, tag int) []string {
+	if r != s.r {
+		s.r, s.width = r, -1
 	}
 	if width != s.width || tag != s.styleTag || s.stableEnd > len(text) || !strings.HasPrefix(text, s.renderedFor[:s.stableEnd]) {
 		s.width, s.styleTag, s.stableEnd, s.stable = width, tag, 0, nil
 	}
 	if b := s.r.boundary(text); b > s.stableEnd {
-		s.stable = append(s.stable, s.r.render(text[s.stableEnd:b], width, style)...)
+		s.stable = s.join(s.stable, s.r.render(text[s.stableEnd:b], width, style))
 		s.stableEnd = b
 	}
 	s.renderedFor = text
@@ -106,7 +111,15 @@ func (s *streamText) lines(text string, width int, style func(string) string, ta
 	if tail == "" {
 		return s.stable
 	}
-	out := make([]string, 0, len(s.stable)+2)
+	out := make([]string, 0, len(s.stable)+8)
 	out = append(out, s.stable...)
-	return append(out, s.r.render(tail, width, style)...)
+	return s.join(out, s.r.render(tail, width, style))
+}
+
+// join appends the lines of a later piece to out.
+func (s *streamText) join(out, more []string) []string {
+	if len(out) > 0 && len(more) > 0 && s.r.gap() {
+		out = append(out, "")
+	}
+	return append(out, more...)
 }

@@ -24,6 +24,8 @@ type theme struct {
 	title     lipgloss.Style // dialog titles
 	border    lipgloss.Style // dialog frames
 	code      lipgloss.Style // tool input and output
+	// md renders the model's Markdown.
+	md textRenderer
 }
 
 // newTheme returns the theme for a dark or light background, or the
@@ -32,6 +34,7 @@ func newTheme(noColor, dark bool) theme {
 	s := lipgloss.NewStyle
 	if noColor {
 		return theme{
+			md:   newMarkdown(true, dark),
 			name: "plain", accent: s().Bold(true), user: s(), text: s(), faint: s().Faint(true),
 			reasoning: s().Faint(true).Italic(true), toolName: s().Bold(true), ok: s(), bad: s().Bold(true),
 			warn: s().Bold(true), selected: s().Reverse(true), title: s().Bold(true), border: s(), code: s(),
@@ -47,6 +50,7 @@ func newTheme(noColor, dark bool) theme {
 	}
 	accent := c("#5B3FD9", "#A594FF")
 	return theme{
+		md:        newMarkdown(false, dark),
 		name:      name,
 		accent:    s().Foreground(accent).Bold(true),
 		user:      s().Foreground(c("#1F2328", "#E6E6E6")),
