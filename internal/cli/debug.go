@@ -32,5 +32,6 @@ func newDebugCmd(e *env) *cobra.Command {
 	cmd.AddCommand(newDebugConfigCmd(e))
 	cmd.AddCommand(newDebugPromptCmd(e))
 	cmd.AddCommand(newDebugSandboxCmd(e))
+	cmd.AddCommand(newDebugSnapshotCmd(e))
 	return cmd
 }

@@ -180,6 +180,16 @@ func (o *runOutput) part(p message.Part) {
 		if o.json {
 			o.emit("step_finish", map[string]any{"part": p})
 		}
+	case *message.PatchPart:
+		o.done[id] = true
+		if o.json {
+			o.emit("patch", map[string]any{"part": p})
+			return
+		}
+		for _, sk := range p.Skipped {
+			o.flushStdout()
+			fmt.Fprintln(o.stderr, o.paint("33", "not kept for revert: "+sk))
+		}
 	}
 }
 

@@ -49,7 +49,7 @@ func (e *env) openListing(ctx context.Context, format string) (*app.Data, error)
 }
 
 func newSessionCmd(e *env) *cobra.Command {
-	cmd := &cobra.Command{Use: "session", Short: "List and delete sessions"}
+	cmd := &cobra.Command{Use: "session", Short: "List, delete, diff and revert sessions"}
 	var format string
 	var limit int
 	list := &cobra.Command{
@@ -124,5 +124,6 @@ func newSessionCmd(e *env) *cobra.Command {
 	}
 	del.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking")
 	cmd.AddCommand(list, del)
+	cmd.AddCommand(sessionRevertCmds(e)...)
 	return cmd
 }

@@ -35,6 +35,7 @@ type sessionExport struct {
 	} `json:"info"`
 	Messages []struct {
 		Info struct {
+			ID    string `json:"id"`
 			Role  string `json:"role"`
 			Agent string `json:"agent"`
 		} `json:"info"`

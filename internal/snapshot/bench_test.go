@@ -1,0 +1,110 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// makeProject writes n files of a few KB in nested directories.
+func makeProject(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	for i := range n {
+		d := filepath.Join(dir, fmt.Sprintf("pkg%02d", i%50), fmt.Sprintf("sub%02d", i%7))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		content := fmt.Sprintf("package p%d\n\n// file %d\n%s", i, i, string(make([]byte, 2000+i%3000)))
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d.go", i)), []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkStepScan measures a step's snapshot overhead in a 10,000-file
+// project after the first step: a step that runs bash (scan before, scan
+// after, one file changed by the command) and a step that only edits.
+// BenchmarkStepGit does the same step the way a git snapshot does it
+// (`git add -A && git write-tree` in a separate git directory) on the
+// same tree, for comparison.
+func BenchmarkStepScan(b *testing.B) {
+	dir := makeProject(b, 10000)
+	s, err := Open(Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	step := func(i int) {
+		cp, _ := s.Begin(ctx, dir, "ses_bench", "msg")
+		if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+			b.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "pkg00", "sub00", "f00000.go"), fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)
+		if _, err := s.Finish(ctx, cp); err != nil {
+			b.Fatal(err)
+		}
+	}
+	step(-1) // the first step reads every file
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		step(i)
+	}
+}
+
+// BenchmarkStepEdit measures a step whose only change is a tool's edit:
+// no scan, the pre-image and the new content are kept.
+func BenchmarkStepEdit(b *testing.B) {
+	dir := makeProject(b, 10000)
+	s, err := Open(Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	path := filepath.Join(dir, "pkg00", "sub00", "f00000.go")
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		cp, _ := s.Begin(ctx, dir, "ses_bench", "msg")
+		if err := s.BeforeChange(ctx, "ses_bench", []string{path}); err != nil {
+			b.Fatal(err)
+		}
+		os.WriteFile(path, fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)
+		if _, err := s.Finish(ctx, cp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStepGit(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("no git")
+	}
+	dir := makeProject(b, 10000)
+	gitDir := b.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"--git-dir", gitDir, "--work-tree", dir}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	step := func(i int) {
+		git("add", "-A")
+		git("write-tree")
+		os.WriteFile(filepath.Join(dir, "pkg00", "sub00", "f00000.go"), fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)
+		git("add", "-A")
+		git("write-tree")
+	}
+	step(-1)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		step(i)
+	}
+}
