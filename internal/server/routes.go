@@ -238,6 +238,11 @@ func (s *Server) promptAndWait(ctx context.Context, sessionID string, send func(
 		return client.Message{}, err
 	}
 	defer ev.Close()
+	st, err := s.c.Status(ctx)
+	if err != nil {
+		return client.Message{}, err
+	}
+	_, running := st[sessionID] // a running loop takes the prompt up
 	id, err := send()
 	if err != nil {
 		return client.Message{}, err
@@ -245,23 +250,27 @@ func (s *Server) promptAndWait(ctx context.Context, sessionID string, send func(
 	if id == "" {
 		return client.Message{}, &badRequest{msg: "the command stores no message (compact); use command_async and follow the events"}
 	}
+	// The answer is complete when the session goes idle after the loop
+	// that takes the prompt up has been seen busy.
 	for !noReply {
-		st, err := s.c.Status(ctx)
+		e, err := ev.Next(ctx)
 		if err != nil {
 			return client.Message{}, err
 		}
-		if _, busy := st[sessionID]; !busy {
-			break
-		}
-		for {
-			e, err := ev.Next(ctx)
+		if _, dropped := e.(client.EventsDroppedEvent); dropped {
+			st, err := s.c.Status(ctx)
 			if err != nil {
 				return client.Message{}, err
 			}
-			if st, isStatus := e.(client.SessionStatusEvent); isStatus && st.Status.Type == client.StatusIdle {
+			if _, busy := st[sessionID]; !busy {
 				break
 			}
-			if _, dropped := e.(client.EventsDroppedEvent); dropped {
+			continue
+		}
+		if st, isStatus := e.(client.SessionStatusEvent); isStatus {
+			if st.Status.Type != client.StatusIdle {
+				running = true
+			} else if running {
 				break
 			}
 		}
