@@ -173,6 +173,11 @@ func (z *analyzer) visit(n syntax.Node) bool {
 	case *syntax.Assign:
 		if n.Name != nil {
 			z.checkEnvName(n.Name.Value)
+			if n.Value != nil && n.Array == nil && n.Index == nil {
+				if fs := z.fields([]*syntax.Word{n.Value}); len(fs) == 1 {
+					z.envValue(n.Name.Value, fs[0], runCtx{})
+				}
+			}
 			if !z.vars.assoc[n.Name.Value] {
 				z.arithm(n.Index)
 				if n.Array != nil {
@@ -212,6 +217,9 @@ type field struct {
 	// lead is the literal text the word starts with, which run-time
 	// expansion cannot change.
 	lead string
+	// quoted marks a word written as one double-quoted string: however
+	// it expands, it stays one word.
+	quoted bool
 }
 
 // fields expands words as the shell would, as far as the text allows:
@@ -223,7 +231,8 @@ func (z *analyzer) fields(words []*syntax.Word) []field {
 		src := z.print(w)
 		dyn, glob, lead := wordKind(w.Parts, false)
 		if dyn {
-			out = append(out, field{src: src, unknown: true, lead: lead})
+			_, quoted := w.Parts[0].(*syntax.DblQuoted)
+			out = append(out, field{src: src, unknown: true, lead: lead, quoted: quoted && len(w.Parts) == 1})
 			continue
 		}
 		vals, err := expand.Fields(z.cfg, w)

@@ -413,6 +413,7 @@ func (z *analyzer) decl(d *syntax.DeclClause) {
 					// A quoted NAME=VALUE operand assigns as the
 					// unquoted form would.
 					z.declValue(prog, flags, name, field{val: value, src: f.src})
+					z.envValue(name, field{val: value, src: f.src}, runCtx{})
 					f = field{val: name, src: f.src}
 				}
 				names = append(names, f)

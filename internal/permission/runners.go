@@ -34,7 +34,15 @@ func (z *analyzer) find(args []field) {
 			for j < len(args) && (args[j].unknown || (args[j].val != ";" && !(args[j].val == "+" && args[j-1].val == "{}"))) {
 				j++
 			}
-			z.command(replaced(args[i+1:j], "{}"), "", runCtx{})
+			cmd := replaced(args[i+1:j], "{}")
+			for k := range cmd {
+				if cmd[k].unknown && !args[i+1+k].unknown && cmd[k].lead == "" {
+					// {} is a path that starts with a start point of find
+					// (or "./" under -execdir), never with a dash.
+					cmd[k].lead = "."
+				}
+			}
+			z.command(cmd, "", runCtx{})
 			i = j
 		default:
 			if findValue[a.val] {

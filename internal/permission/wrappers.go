@@ -88,6 +88,9 @@ func (z *analyzer) follow(prog string, args []field, ctx runCtx) {
 		z.wrapped(prog, w, args, ctx)
 		return
 	}
+	if z.codeProgram(prog, args, ctx) {
+		return
+	}
 	switch prog {
 	case "source", ".":
 		switch {
@@ -243,8 +246,9 @@ options:
 		i = len(args)
 	}
 	for w.assigns && i < len(args) && !args[i].unknown && isAssignment(args[i].val) {
-		name, _, _ := strings.Cut(args[i].val, "=")
+		name, value, _ := strings.Cut(args[i].val, "=")
 		z.checkEnvName(name)
+		z.envValue(name, field{val: value, src: args[i].src}, ctx)
 		i++
 	}
 	rest := args[i:]
