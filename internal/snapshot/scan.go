@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -56,32 +58,66 @@ type scanResult struct {
 	skipped []Skip
 }
 
-// scanner walks a project within the limits above.
+// scanner walks a project within the limits above. Directories are read
+// by up to GOMAXPROCS goroutines at once: a scan is mostly lstat calls.
 type scanner struct {
 	ctx   context.Context
 	root  string
 	known func(rel string) bool // whether a path was seen by an earlier scan
-	out   scanResult
+	sem   chan struct{}         // a token per extra goroutine
+	wg    sync.WaitGroup
+
+	mu  sync.Mutex // guards out and err
+	out scanResult
+	err error
 }
 
 // scanTree walks root. known tells which paths earlier scans kept, for the
 // new-entries limit.
 func scanTree(ctx context.Context, root string, known func(string) bool) (scanResult, error) {
-	sc := &scanner{ctx: ctx, root: root, known: known, out: scanResult{files: map[string]stat{}, big: map[string]stat{}}}
+	sc := &scanner{ctx: ctx, root: root, known: known, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
+		out: scanResult{files: map[string]stat{}, big: map[string]stat{}}}
 	var rules []gitignore.Pattern
 	rules = append(rules, readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)...)
-	err := sc.dir(root, nil, rules)
-	return sc.out, err
+	sc.dir(root, nil, rules)
+	sc.wg.Wait()
+	if sc.err == nil {
+		sc.err = ctx.Err()
+	}
+	return sc.out, sc.err
 }
 
-func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) error {
-	if err := sc.ctx.Err(); err != nil {
-		return err
+// skip records a skipped path.
+func (sc *scanner) skip(sk Skip) {
+	sc.mu.Lock()
+	sc.out.skipped = append(sc.out.skipped, sk)
+	sc.mu.Unlock()
+}
+
+// sub scans a subdirectory in a goroutine of its own when a token is
+// free, else in this one.
+func (sc *scanner) sub(path string, comps []string, rules []gitignore.Pattern) {
+	select {
+	case sc.sem <- struct{}{}:
+		sc.wg.Add(1)
+		go func() {
+			defer sc.wg.Done()
+			defer func() { <-sc.sem }()
+			sc.dir(path, comps, rules)
+		}()
+	default:
+		sc.dir(path, comps, rules)
+	}
+}
+
+func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
+	if sc.ctx.Err() != nil {
+		return
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		sc.out.skipped = append(sc.out.skipped, Skip{Path: rel(comps), Reason: "unreadable: " + err.Error()})
-		return nil
+		sc.skip(Skip{Path: rel(comps), Reason: "unreadable: " + err.Error()})
+		return
 	}
 	if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" }) {
 		rules = append(slices.Clip(rules), readIgnore(filepath.Join(path, ".gitignore"), comps)...)
@@ -94,30 +130,35 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) e
 			}
 		}
 		if fresh > MaxNewEntries {
-			sc.out.skipped = append(sc.out.skipped, Skip{Path: rel(comps) + "/",
-				Reason: "more than 5000 new entries at once"})
-			return nil
+			sc.skip(Skip{Path: rel(comps) + "/", Reason: "more than 5000 new entries at once"})
+			return
 		}
 	}
 	var m gitignore.Matcher
 	if len(rules) > 0 {
 		m = gitignore.NewMatcher(rules)
 	}
+	prefix := ""
+	if len(comps) > 0 {
+		prefix = rel(comps) + "/"
+	}
+	type found struct {
+		name string
+		st   stat
+		big  bool
+	}
+	files := make([]found, 0, len(entries))
 	for _, e := range entries {
 		name := e.Name()
-		c := append(slices.Clip(comps), name)
 		isDir := e.IsDir()
 		if isDir && slices.Contains(ignoredDirs, name) {
 			continue
 		}
-		if m != nil && m.Match(c, isDir) {
+		if m != nil && m.Match(append(slices.Clip(comps), name), isDir) {
 			continue
 		}
-		full := filepath.Join(path, name)
 		if isDir {
-			if err := sc.dir(full, c, rules); err != nil {
-				return err
-			}
+			sc.sub(filepath.Join(path, name), append(slices.Clip(comps), name), rules)
 			continue
 		}
 		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
@@ -127,13 +168,17 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) e
 		if err != nil {
 			continue // gone meanwhile
 		}
-		if info.Size() > MaxFileSize {
-			sc.out.big[rel(c)] = statOf(info)
-			continue
-		}
-		sc.out.files[rel(c)] = statOf(info)
+		files = append(files, found{prefix + name, statOf(info), info.Size() > MaxFileSize})
 	}
-	return nil
+	sc.mu.Lock()
+	for _, f := range files {
+		if f.big {
+			sc.out.big[f.name] = f.st
+		} else {
+			sc.out.files[f.name] = f.st
+		}
+	}
+	sc.mu.Unlock()
 }
 
 // rel joins path components with slashes; no components is ".".
