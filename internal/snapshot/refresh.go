@@ -1,11 +1,14 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -26,11 +29,21 @@ func (s *Store) refresh(ctx context.Context, worktree string) (map[string]indexe
 	out := make(map[string]indexed, len(res.files))
 	skipped := res.skipped
 	full := false
+	// Read small files first: when the store fills, source files are kept
+	// and data is what is left out.
+	var toRead []string
 	for rel, st := range res.files {
 		if old, ok := ix.files[rel]; ok && old.Stat == st && old.Entry != nil {
 			out[rel] = old
 			continue
 		}
+		toRead = append(toRead, rel)
+	}
+	slices.SortFunc(toRead, func(a, b string) int {
+		return cmp.Or(cmp.Compare(res.files[a].Size, res.files[b].Size), strings.Compare(a, b))
+	})
+	for _, rel := range toRead {
+		st := res.files[rel]
 		if full || s.over() {
 			if !full {
 				s.collect()

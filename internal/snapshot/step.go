@@ -263,11 +263,18 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 				st.cp.Skipped = append(st.cp.Skipped, Skip{Path: k, Reason: "changed, but larger than 10 MiB: not kept"})
 			}
 		}
-		for _, sk := range skipped {
-			if !slices.Contains(st.preSkip, sk) {
-				st.cp.Skipped = append(st.cp.Skipped, sk)
+		var unkept []Skip
+		for _, sk := range st.preSkip {
+			if !strings.HasSuffix(sk.Path, "/") { // directories are compared below
+				unkept = append(unkept, sk)
 			}
 		}
+		for _, sk := range skipped {
+			if !slices.Contains(st.preSkip, sk) {
+				unkept = append(unkept, sk)
+			}
+		}
+		st.cp.Skipped = append(st.cp.Skipped, summarize(unkept)...)
 	}
 	for k := range st.touched {
 		e, err := s.keepPath(st.cp.abs(k))
@@ -351,4 +358,23 @@ func (s *Store) Load(cpID string) (*Checkpoint, error) {
 		return nil, &CorruptError{Object: cpID, Reason: err.Error()}
 	}
 	return &cp, nil
+}
+
+// summarize keeps the first few skips of each reason and counts the rest.
+func summarize(skips []Skip) []Skip {
+	const keep = 5
+	count := map[string]int{}
+	var out []Skip
+	for _, sk := range skips {
+		count[sk.Reason]++
+		if count[sk.Reason] <= keep {
+			out = append(out, sk)
+		}
+	}
+	for reason, n := range count {
+		if n > keep {
+			out = append(out, Skip{Path: fmt.Sprintf("%d more", n-keep), Reason: reason})
+		}
+	}
+	return out
 }
