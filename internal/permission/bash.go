@@ -60,6 +60,9 @@ type Analysis struct {
 	Always []string `json:"always"`
 	// Paths are the file arguments and redirection targets.
 	Paths []PathRef `json:"paths,omitempty"`
+	// Aliases name, for commands run through a path that is a link to or
+	// a copy of another program, that program (see Analyze).
+	Aliases []Alias `json:"aliases,omitempty"`
 	// Unanalysable is set when what the text runs cannot be known from the
 	// text alone; Reason then says why, in words for the model.
 	Unanalysable bool   `json:"unanalysable,omitempty"`
@@ -83,22 +86,25 @@ func AnalyzeBash(cmd string) Analysis { return AnalyzeShell(cmd, "bash") }
 // their own syntax, those of the other POSIX shells (sh, dash, ksh, …) as
 // bash, and those of fish or a program not known as a POSIX shell (csh,
 // nu, pwsh, …) are not analysed.
-func AnalyzeShell(cmd, shell string) Analysis {
-	z := &analyzer{
+func AnalyzeShell(cmd, shell string) Analysis { return Analyze(cmd, AnalyzeOptions{Shell: shell}) }
+
+func newAnalyzer() *analyzer {
+	return &analyzer{
 		printer:  syntax.NewPrinter(syntax.SingleLine(true)),
 		patterns: make(map[string]bool),
 		always:   make(map[string]bool),
 		vars:     newVarFacts(),
+		cfg:      &expand.Config{Env: expand.FuncEnviron(keepTilde)},
 	}
-	z.cfg = &expand.Config{Env: expand.FuncEnviron(keepTilde)}
+}
+
+// run analyses cmd as a text of the shell program shell.
+func (z *analyzer) run(cmd, shell string) {
 	if prog := programName(shell); shells[prog] {
 		z.shellText(prog, field{val: cmd}, runCtx{})
 	} else {
 		z.fail("the configured shell %s is not a POSIX shell whose syntax is analysed", prog)
 	}
-	z.out.Reason = strings.Join(z.reasons, "; ")
-	z.out.Unanalysable = len(z.reasons) > 0
-	return z.out
 }
 
 // keepTilde makes tilde expansion a no-op: "~" and "~user" stay as
@@ -120,6 +126,15 @@ type analyzer struct {
 	depth    int
 	words    int // fields expanded so far, bounded by maxWords
 	vars     *varFacts
+
+	// resolving is set when programs run through paths are resolved
+	// (see Analyze); progs are those commands, dirs the directories cd
+	// and friends change to, dirUnknown set when one is only known at run
+	// time.
+	resolving  bool
+	progs      []progRef
+	dirs       []string
+	dirUnknown bool
 }
 
 // maxWords bounds the words a text may expand to (brace expansion grows
@@ -377,6 +392,7 @@ func (z *analyzer) command(words []field, redirs string, ctx runCtx) {
 		text += " " + joinDisplay(args)
 	}
 	z.add(Command{Name: prog, Args: tokens[1:], Text: text + redirs}, tokens)
+	z.noteProgram(name.val, prog, text+redirs)
 	z.filePaths(prog, args)
 	z.follow(prog, args, ctx)
 }

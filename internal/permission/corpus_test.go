@@ -95,7 +95,7 @@ func corpusService(t *testing.T) (*Service, Ruleset) {
 // decide runs the analysis of cmd through the ask flow.
 func decideBash(ctx context.Context, svc *Service, rules Ruleset, a Analysis) (string, error) {
 	err := svc.Ask(ctx, rules, Request{SessionID: "ses_corpus", Permission: "bash", Patterns: a.Patterns,
-		Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason})
+		Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: a.Aliases})
 	var denied *DeniedError
 	switch {
 	case err == nil:

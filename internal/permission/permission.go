@@ -54,6 +54,11 @@ type Request struct {
 	Unanalysable bool `json:"unanalysable,omitempty"`
 	// Reason says, for an Unanalysable request, what could not be known.
 	Reason string `json:"reason,omitempty"`
+	// Aliases give, for patterns whose program is a link to or a copy of
+	// another program, the pattern under that program's name: a deny or
+	// ask rule about that program holds for the pattern too, unless the
+	// same rule also matches the pattern as called.
+	Aliases []Alias `json:"aliases,omitempty"`
 	// Confined marks a command that will run inside the OS sandbox with
 	// auto-approval on: what the rules would ask about is allowed without
 	// asking. Deny rules still refuse it.

@@ -34,6 +34,9 @@ func (z *analyzer) find(args []field) {
 			for j < len(args) && (args[j].unknown || (args[j].val != ";" && !(args[j].val == "+" && args[j-1].val == "{}"))) {
 				j++
 			}
+			if a.val == "-execdir" || a.val == "-okdir" {
+				z.noteDir("", false) // the command runs in each file's directory
+			}
 			cmd := replaced(args[i+1:j], "{}")
 			for k := range cmd {
 				if cmd[k].unknown && !args[i+1+k].unknown && cmd[k].lead == "" {

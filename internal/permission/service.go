@@ -217,6 +217,17 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 			ask = true
 		}
 	}
+	for _, al := range req.Aliases {
+		r := decide(req.Permission, al.As, rules, approved)
+		if r.Action == Allow || Match(al.Pattern, r.Pattern) {
+			continue // allowed, or a rule the pattern as called meets too
+		}
+		if r.Action == Deny {
+			return &DeniedError{Permission: req.Permission, Pattern: al.Pattern, Rule: r,
+				Reason: "the program it runs is " + strings.Fields(al.As)[0] + ", through a link or a copy"}
+		}
+		ask = true
+	}
 	if req.Unanalysable {
 		if r, ok := lastDeny(req.Permission, rules); ok {
 			return &DeniedError{Permission: req.Permission, Pattern: strings.Join(req.Patterns, "; "), Rule: r,
@@ -415,7 +426,7 @@ func (s *Service) approveLocked(req Request, scope Scope) ([]store.Approval, err
 func (s *Service) passingLocked(sessionID string, scope Scope) []outcome {
 	var out []outcome
 	for rid, o := range s.pending {
-		if o.req.Unanalysable || (scope == ScopeSession && o.req.SessionID != sessionID) {
+		if o.req.Unanalysable || len(o.req.Aliases) > 0 || (scope == ScopeSession && o.req.SessionID != sessionID) {
 			continue
 		}
 		approved := s.approvedFor(o.req.SessionID)

@@ -115,6 +115,10 @@ func (z *analyzer) follow(prog string, args []field, ctx runCtx) {
 		z.trap(args, ctx)
 	case "compgen":
 		z.compgen(args, ctx)
+	case "cd", "pushd":
+		z.changeDir(args, ctx)
+	case "popd":
+		z.noteDir("", false)
 	case "find":
 		z.find(args)
 	case "xargs":
@@ -179,6 +183,13 @@ options:
 			}
 			takes := slices.Contains(w.argLong, name)
 			isText := slices.Contains(w.textLong, name)
+			if name == "chdir" {
+				if dir, ok := strings.CutPrefix(v, "--chdir="); ok {
+					z.noteDir(dir, true)
+				} else if i+1 < len(args) {
+					z.noteDir(args[i+1].val, !args[i+1].unknown)
+				}
+			}
 			i++
 			if (takes || isText) && !hasValue {
 				if i >= len(args) {
@@ -223,11 +234,17 @@ options:
 				if strings.IndexByte(w.textShort, c) >= 0 {
 					texts = append(texts, value)
 				}
+				if (prog == "env" && c == 'C') || (prog == "sudo" && c == 'D') {
+					z.noteDir(value.val, !value.unknown)
+				}
 				break
 			}
 		default:
 			break options
 		}
+	}
+	if prog == "chroot" {
+		z.noteDir("", false) // paths are then resolved in another root
 	}
 	for k := 0; k < w.operands; k++ {
 		if i >= len(args) {
@@ -444,5 +461,24 @@ func (z *analyzer) trap(args []field, ctx runCtx) {
 	}
 	if h.val != "-" && h.val != "" {
 		z.text(h.val)
+	}
+}
+
+// changeDir records the directory cd or pushd changes to, for resolving
+// programs run through relative paths.
+func (z *analyzer) changeDir(args []field, ctx runCtx) {
+	var operands []field
+	for _, a := range args {
+		if a.unknown || !strings.HasPrefix(a.val, "-") || a.val == "-" {
+			operands = append(operands, a)
+		}
+	}
+	switch {
+	case ctx.trailing, len(operands) > 0 && (operands[0].unknown || operands[0].val == "-" || strings.HasPrefix(operands[0].val, "+")):
+		z.noteDir("", false)
+	case len(operands) == 0:
+		z.noteDir("~", true)
+	default:
+		z.noteDir(operands[0].val, true)
 	}
 }
