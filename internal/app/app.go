@@ -185,7 +185,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
 		Instructions: nested.Instructions,
-		AnalyzeBash:  func(cmd string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell) },
+		AnalyzeBash:  func(cmd, dir string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell, dir) },
 		Shell:        cfg.Shell,
 		Sandbox:      confine,
 		Search:       search,
@@ -286,16 +286,13 @@ func (a *App) refreshCatalog() {
 // the configured shell (bash when none is): the commands it runs and the
 // file paths known from its text. A path only known at run time is checked
 // by the directory its literal part names ("/etc/$x" by "/etc/"); one that
-// names none ("$f") is left out.
-func analyzeShell(cmd, shell string) tool.BashAnalysis {
-	var an permission.Analysis
-	if shell != "" {
-		an = permission.AnalyzeShell(cmd, shell)
-	} else {
-		an = permission.AnalyzeBash(cmd)
-	}
+// names none ("$f") is left out. Programs run through paths are resolved
+// from dir, the directory the command runs in.
+func analyzeShell(cmd, shell, dir string) tool.BashAnalysis {
+	home, _ := os.UserHomeDir()
+	an := permission.Analyze(cmd, permission.AnalyzeOptions{Shell: shell, Dir: dir, Path: os.Getenv("PATH"), Home: home})
 	return tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Paths: an.StaticPaths(),
-		Unanalysable: an.Unanalysable, Reason: an.Reason}
+		Unanalysable: an.Unanalysable, Reason: an.Reason, Aliases: an.Aliases}
 }
 
 func compactionAuto(cfg *config.Config, getenv func(string) string) *bool {

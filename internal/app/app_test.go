@@ -36,7 +36,7 @@ func TestAnalyzeShell(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := analyzeShell(tt.cmd, tt.shell)
+			got := analyzeShell(tt.cmd, tt.shell, "")
 			if !slices.Equal(got.Paths, tt.paths) {
 				t.Errorf("paths %q, want %q", got.Paths, tt.paths)
 			}

@@ -40,6 +40,9 @@ type BashAnalysis struct {
 	Paths        []string // path arguments of file commands, as written
 	Unanalysable bool     // the real commands cannot be known statically
 	Reason       string   // why, when Unanalysable
+	// Aliases name the programs that commands run through a link or a
+	// copy really are.
+	Aliases []permission.Alias
 }
 
 type bashParams struct {
@@ -88,12 +91,13 @@ func shellFor(env Env) string {
 // permission.AnalyzeBash unless env overrides it. Paths only known at run
 // time are left out: such commands are marked unanalysable by the
 // analysis where it matters.
-func analyzeBash(env Env, command string) BashAnalysis {
+func analyzeBash(env Env, command, dir string) BashAnalysis {
 	if env.AnalyzeBash != nil {
-		return env.AnalyzeBash(command)
+		return env.AnalyzeBash(command, dir)
 	}
-	a := permission.AnalyzeBash(command)
-	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason}
+	home, _ := os.UserHomeDir()
+	a := permission.Analyze(command, permission.AnalyzeOptions{Dir: dir, Path: os.Getenv("PATH"), Home: home})
+	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: a.Aliases}
 	for _, p := range a.Paths {
 		if !p.Dynamic {
 			out.Paths = append(out.Paths, p.Path)
@@ -131,7 +135,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	a := analyzeBash(env, p.Command)
+	a := analyzeBash(env, p.Command, dir)
 	targets := []target{{path: dir, isDir: true}}
 	for _, arg := range a.Paths {
 		path := absPath(dir, arg)
@@ -160,6 +164,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 			Metadata:     meta,
 			Unanalysable: a.Unanalysable,
 			Reason:       a.Reason,
+			Aliases:      a.Aliases,
 			Confined:     confine.policy != nil && env.Sandbox.AutoAllow,
 			Confirm:      confine.confirm,
 		}); err != nil {

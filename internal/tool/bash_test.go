@@ -302,7 +302,7 @@ func TestBashPermissions(t *testing.T) {
 	}
 	// With one, its patterns and path arguments are used; paths and a
 	// workdir outside the project ask external_directory first.
-	env.AnalyzeBash = func(cmd string) BashAnalysis {
+	env.AnalyzeBash = func(cmd, _ string) BashAnalysis {
 		return BashAnalysis{Patterns: []string{"rm " + outside + "/x"}, Always: []string{"rm *"}, Paths: []string{outside + "/x"}, Unanalysable: true, Reason: "test"}
 	}
 	call, asker = newCall(t, "bash", dir, map[string]any{"command": "true", "workdir": outside})

@@ -24,9 +24,9 @@ type Env struct {
 	// Instructions returns texts (AGENTS.md files near filePath, say) that
 	// read appends to its output inside <system-reminder> tags.
 	Instructions func(ctx context.Context, call *Call, filePath string) []string
-	// AnalyzeBash splits a shell command into the permission patterns it
-	// needs; nil means permission.AnalyzeBash.
-	AnalyzeBash func(command string) BashAnalysis
+	// AnalyzeBash splits a shell command run in dir into the permission
+	// patterns it needs; nil means permission.Analyze as bash.
+	AnalyzeBash func(command, dir string) BashAnalysis
 
 	// Shell runs bash commands; empty means bash, else sh: the shell
 	// whose syntax the permission analysis reads.
