@@ -42,11 +42,13 @@ type (
 		send func(sessionID string) tea.Cmd
 		err  error
 	}
-	// resultMsg ends a call: ok is a notice to show, err a failure.
+	// resultMsg ends a call: ok is a notice to show, err a failure;
+	// then, after a success, runs on the model.
 	resultMsg struct {
 		what string
 		ok   string
 		err  error
+		then func(m *Model)
 	}
 	// tickMsg advances the spinner.
 	tickMsg struct{ tag int }
@@ -161,11 +163,17 @@ func (m *Model) openSessionCmd(id string) tea.Cmd {
 	}
 }
 
-// call runs f and reports its outcome as a resultMsg.
-func (m *Model) call(what, ok string, f func(ctx context.Context, c client.Client) error) tea.Cmd {
+// call runs f and reports its outcome as a resultMsg; then, when given,
+// runs on the model after a success.
+func (m *Model) call(what, ok string, f func(ctx context.Context, c client.Client) error, then ...func(m *Model)) tea.Cmd {
 	c, ctx := m.c, m.ctx
+	r := resultMsg{what: what, ok: ok}
+	if len(then) > 0 {
+		r.then = then[0]
+	}
 	return func() tea.Msg {
-		return resultMsg{what: what, ok: ok, err: f(ctx, c)}
+		r.err = f(ctx, c)
+		return r
 	}
 }
 

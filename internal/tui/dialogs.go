@@ -313,6 +313,20 @@ func (m *Model) permView(width, height int) []string {
 	if len(m.asks) > 1 {
 		tail = append(tail, th.faint.Render(fmt.Sprintf("%d more waiting", len(m.asks)-1)))
 	}
+	// A file change shows its diff, as much as fits beside the choices.
+	if d, _ := req.Metadata["diff"].(string); d != "" && !m.perm.typing {
+		ls := renderDiff(parseDiff(d), max(width-4, 1), th)
+		room := height - 2 - len(head) - len(choices) - len(tail) - 2
+		if len(ls) > room {
+			if room < 3 {
+				ls = nil
+			} else {
+				more := len(ls) - room + 1
+				ls = append(ls[:room-1:room-1], th.faint.Render(fmt.Sprintf("… %d more lines", more)))
+			}
+		}
+		head = append(head, ls...)
+	}
 	return frame(th, "Permission needed: "+req.Permission, fit(head, choices, sel, tail, height-2), width)
 }
 

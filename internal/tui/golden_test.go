@@ -56,6 +56,15 @@ func toolCall(callID, tool, input, status, output string) client.Part {
 		State: &client.ToolState{Status: status, Input: json.RawMessage(input), Output: output, Time: &client.ToolTime{Start: 1, End: 2}}}
 }
 
+// greetDiff is the diff of an edit that removes a line.
+const greetDiff = "--- greet.go\n+++ greet.go\n@@ -1,7 +1,6 @@\n package main\n \n func main() {\n-\tgreet()\n-\tgreet()\n+\tgreet() // once\n }\n"
+
+// withMeta sets a tool call's metadata.
+func withMeta(p client.Part, md map[string]any) client.Part {
+	p.State.Metadata = md
+	return p
+}
+
 // scenarios are the states the golden frames show.
 var scenarios = []struct {
 	name  string
@@ -96,6 +105,38 @@ var scenarios = []struct {
 				text("One test fails: greet prints its text twice.")),
 		}})
 		m.Update(keyPress("ctrl+o"))
+	}},
+	{"diff", func(m *Model) {
+		m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{
+			userMsg("msg_01", "Greet only once"),
+			answer("msg_02", "msg_01", 2500, withMeta(toolCall("c1", "edit",
+				`{"filePath":"greet.go","oldString":"\tgreet()\n\tgreet()","newString":"\tgreet()"}`, client.ToolCompleted, "Edit applied successfully."),
+				map[string]any{"diff": greetDiff}), text("The greeting is printed once now.")),
+		}})
+	}},
+	{"permission-edit", func(m *Model) {
+		m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{userMsg("msg_01", "Greet only once")},
+			status: client.SessionStatus{Type: client.StatusBusy}})
+		m.Update(eventsMsg{client.PermissionAskedEvent{PermissionRequest: client.PermissionRequest{
+			ID: "per_1", SessionID: sessID, Permission: "edit", Patterns: []string{"greet.go"}, Always: []string{"*"},
+			Metadata: map[string]any{"filepath": "greet.go", "diff": greetDiff},
+		}}})
+	}},
+	{"todo-task", func(m *Model) {
+		todos := `{"todos":[{"content":"Find the double call","status":"completed","priority":"high"},` +
+			`{"content":"Remove it","status":"in_progress","priority":"high"},{"content":"Run the tests","status":"pending","priority":"medium"}]}`
+		m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{
+			userMsg("msg_01", "Fix the greeting and check the docs"),
+			answer("msg_02", "msg_01", 2500, toolCall("c1", "todowrite", todos, client.ToolCompleted, ""),
+				withMeta(toolCall("c2", "task", `{"description":"Read the docs","prompt":"read","subagent_type":"explore"}`, client.ToolRunning, ""),
+					map[string]any{"sessionId": "ses_child"})),
+		}, status: client.SessionStatus{Type: client.StatusBusy}})
+		m.Update(eventsMsg{
+			client.PartUpdatedEvent{Part: client.Part{ID: "prt_c1", SessionID: "ses_child", MessageID: "msg_c1", Type: client.PartTool, Tool: "grep",
+				State: &client.ToolState{Status: client.ToolCompleted, Input: []byte(`{"pattern":"greet"}`)}}},
+			client.PartUpdatedEvent{Part: client.Part{ID: "prt_c2", SessionID: "ses_child", MessageID: "msg_c1", Type: client.PartTool, Tool: "read",
+				State: &client.ToolState{Status: client.ToolRunning, Input: []byte(`{"filePath":"README.md"}`)}}},
+		})
 	}},
 	{"cjk", func(m *Model) {
 		m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{

@@ -100,8 +100,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.tr.scroll(max(1, m.transcriptHeight()-2), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
 		return nil
 	case "ctrl+o":
-		m.toggleTool()
-		return nil
+		return m.toggleTool()
 	case "alt+up":
 		m.selectTool(-1)
 		return nil
@@ -139,6 +138,12 @@ func (m *Model) paste(text string) tea.Cmd {
 // escape: the first Esc while busy arms an interrupt for two seconds, the
 // second sends it.
 func (m *Model) escape() tea.Cmd {
+	if n := len(m.parents); n > 0 {
+		// Back from a sub-agent's session to the one that ran it.
+		parent := m.parents[n-1]
+		m.parents = m.parents[:n-1]
+		return m.openSessionCmd(parent)
+	}
 	if !m.busy() || m.sess == nil {
 		return nil
 	}
@@ -206,9 +211,18 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		}
 		id, last := m.sess.ID, m.lastUserMessage()
 		if name == "undo" {
-			return m.call("undoing", "undone", func(ctx context.Context, c client.Client) error {
+			if last == "" {
+				return m.notify("there is nothing to undo", true)
+			}
+			text := strings.Join(userEntryOf(last, m.msgs[last].parts).texts, "\n\n")
+			return m.call("undoing", "undone: your message is back in the editor", func(ctx context.Context, c client.Client) error {
 				_, err := c.Revert(ctx, id, client.RevertInput{MessageID: last})
 				return err
+			}, func(m *Model) {
+				if m.input.Value() == "" {
+					m.input.SetValue(text)
+					m.layout()
+				}
 			})
 		}
 		return m.call("redoing", "redone", func(ctx context.Context, c client.Client) error {
@@ -314,13 +328,20 @@ func (m *Model) setSelected(k string) {
 }
 
 // toggleTool expands or folds the selected tool call (the newest when
-// none is selected).
-func (m *Model) toggleTool() {
+// none is selected); on a task call it opens the sub-agent's session.
+func (m *Model) toggleTool() tea.Cmd {
 	if m.selected == "" {
 		m.selectTool(0)
 	}
-	if e, ok := m.tr.find(m.selected).(*toolEntry); ok {
-		e.expanded = !e.expanded
-		e.cache.reset()
+	e, ok := m.tr.find(m.selected).(*toolEntry)
+	if !ok {
+		return nil
 	}
+	if child := e.childSession(); child != "" && m.sess != nil {
+		m.parents = append(m.parents, m.sess.ID)
+		return m.openSessionCmd(child)
+	}
+	e.expanded = !e.expanded
+	e.cache.reset()
+	return nil
 }

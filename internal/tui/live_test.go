@@ -162,9 +162,17 @@ finish stop input=3000 output=10
 	p.until("the shell command", p.keys("enter"), shows("✓ bash $ echo from the shell"))
 	p.until("its output", p.keys("ctrl+o"), shows("from the shell\n"))
 
-	// Undo is not available in process: the view says why.
+	// Undo takes the session back to before the last message of the
+	// user's (the shell command) and puts its text back in the editor;
+	// redo brings it back.
 	p.typed("/undo")
-	p.until("undo's refusal", p.keys("esc", "enter"), shows("revert is not available: codeloop does not record file snapshots"))
+	p.until("the undo", p.keys("esc", "enter"), func(m *Model) bool {
+		s := screen(m)
+		return strings.Contains(s, "undone") && !strings.Contains(s, "$ echo from the shell") && strings.Contains(s, "Written.")
+	})
+	m.input.Reset()
+	p.typed("/redo")
+	p.until("the redo", p.keys("esc", "enter"), shows("redone", "$ echo from the shell"))
 
 	p.typed("/sessions")
 	p.until("the session list", p.keys("esc", "enter"), shows("╭─ Sessions", "current"))

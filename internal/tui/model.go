@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -29,10 +30,19 @@ type Model struct {
 	noColor       bool
 
 	sess     *client.Session
+	parents  []string // the sessions a sub-agent's session was opened from, innermost last
 	msgs     map[string]*msgState
 	tr       *transcript
 	selected string // key of the selected tool call, "" for none
 	usage    usage  // the newest answer's tokens and model
+	todos    []client.Todo
+	// children follows the sessions of the sub-agents that task calls
+	// run, by session id; childEntry is the key of each one's call.
+	children   map[string]*childProgress
+	childEntry map[string]string
+	// revertFrom hides the messages from this id on: the session was
+	// reverted to before it.
+	revertFrom string
 
 	input textarea.Model
 	comp  completion
@@ -90,7 +100,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m := &Model{
 		c: opts.Client, ctx: ctx, opts: opts, now: opts.Now,
 		noColor: opts.NoColor, msgs: map[string]*msgState{}, tr: newTranscript(),
-		agent: opts.Agent,
+		agent: opts.Agent, children: map[string]*childProgress{}, childEntry: map[string]string{},
 	}
 	if m.now == nil {
 		m.now = time.Now
@@ -152,6 +162,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case resultMsg:
 		if msg.err != nil && !isCanceled(msg.err) {
 			return m, m.failed(msg.what, msg.err)
+		}
+		if msg.then != nil && msg.err == nil {
+			msg.then(m)
 		}
 		if msg.ok != "" {
 			return m, m.notify(msg.ok, false)
@@ -225,8 +238,10 @@ func (m *Model) openSession(sess client.Session, msgs []client.Message) {
 	m.tr.reset()
 	m.selected = ""
 	m.usage = usage{}
+	m.todos = nil
+	m.revertFrom = revertPoint(sess.Revert)
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
-	if sess.Agent != "" && m.opts.Agent == "" {
+	if sess.Agent != "" && m.opts.Agent == "" && sess.ParentID == "" {
 		m.agent = sess.Agent
 	}
 	for _, msg := range msgs {
@@ -308,6 +323,9 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 		// Some events were lost: read the session again.
 		return m.reload()
 	}
+	if cp := m.children[e.Session()]; cp != nil {
+		m.childEvent(cp, e)
+	}
 	if !m.current(e.Session()) {
 		return nil
 	}
@@ -315,6 +333,11 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 	case client.SessionUpdatedEvent:
 		s := e.Info
 		m.sess = &s
+		if revertPoint(s.Revert) != m.revertFrom {
+			return m.reload()
+		}
+	case client.TodoUpdatedEvent:
+		m.todos = e.Todos
 	case client.SessionDeletedEvent:
 		m.newSession()
 		return m.notify("this session was deleted", true)
@@ -365,8 +388,44 @@ func (m *Model) dropQuestion(id string) {
 	}
 }
 
+// hidden reports whether a message is hidden by the session's revert.
+func (m *Model) hidden(messageID string) bool {
+	return m.revertFrom != "" && messageID >= m.revertFrom
+}
+
+// revertPoint reads the message a session was reverted to, "" when none.
+func revertPoint(raw json.RawMessage) string {
+	var r struct {
+		MessageID string `json:"messageID"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &r) != nil {
+		return ""
+	}
+	return r.MessageID
+}
+
+// childEvent follows what a sub-agent's session does, for its task
+// call's line.
+func (m *Model) childEvent(cp *childProgress, e client.Event) {
+	pu, ok := e.(client.PartUpdatedEvent)
+	if !ok || pu.Part.Type != client.PartTool || pu.Part.State == nil {
+		return
+	}
+	cp.calls[pu.Part.ID] = pu.Part.State.Status
+	cp.current = pu.Part.Tool
+	if s := toolSummary(pu.Part.Tool, pu.Part.State); s != "" {
+		cp.current += " " + firstLine(s)
+	}
+	if te, ok := m.tr.find(m.childEntry[cp.sessionID]).(*toolEntry); ok {
+		te.cache.reset()
+	}
+}
+
 // applyInfo records a message's info; an answer's error becomes a note.
 func (m *Model) applyInfo(info client.MessageInfo) {
+	if m.hidden(info.ID) {
+		return
+	}
 	st := m.msgs[info.ID]
 	if st == nil {
 		st = &msgState{}
@@ -390,6 +449,9 @@ func (m *Model) applyInfo(info client.MessageInfo) {
 
 // applyPart shows a part in its entry.
 func (m *Model) applyPart(p client.Part) {
+	if m.hidden(p.MessageID) {
+		return
+	}
 	st := m.msgs[p.MessageID]
 	if st == nil {
 		st = &msgState{info: client.MessageInfo{ID: p.MessageID, SessionID: p.SessionID, Role: client.RoleAssistant}}
@@ -424,6 +486,15 @@ func (m *Model) applyPart(p client.Part) {
 		e := &toolEntry{k: key, part: p}
 		if old, ok := m.tr.find(key).(*toolEntry); ok {
 			e.expanded, e.selected = old.expanded, old.selected
+		}
+		if id := e.childSession(); id != "" {
+			if m.children[id] == nil {
+				m.children[id] = &childProgress{sessionID: id, calls: map[string]string{}}
+			}
+			e.child, m.childEntry[id] = m.children[id], key
+		}
+		if p.Tool == "todowrite" && p.State != nil && p.State.Status == client.ToolCompleted {
+			m.todos = todosOf(p.State)
 		}
 		m.tr.put(e)
 	case client.PartRetry:
@@ -472,10 +543,12 @@ func (m *Model) applyDelta(d client.PartDeltaEvent) {
 // newSession empties the view for a session created on the next prompt.
 func (m *Model) newSession() {
 	m.sess = nil
+	m.parents = nil
 	m.msgs = map[string]*msgState{}
 	m.tr.reset()
 	m.selected = ""
 	m.usage = usage{}
+	m.todos, m.revertFrom = nil, ""
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	m.spinTag++
 }

@@ -24,6 +24,10 @@ type theme struct {
 	title     lipgloss.Style // dialog titles
 	border    lipgloss.Style // dialog frames
 	code      lipgloss.Style // tool input and output
+	diffAdd   lipgloss.Style // an added line
+	diffDel   lipgloss.Style // a removed line
+	diffHunk  lipgloss.Style // a hunk's header
+	lineNo    lipgloss.Style // line numbers beside a diff
 	// md renders the model's Markdown.
 	md textRenderer
 }
@@ -38,6 +42,7 @@ func newTheme(noColor, dark bool) theme {
 			name: "plain", accent: s().Bold(true), user: s(), text: s(), faint: s().Faint(true),
 			reasoning: s().Faint(true).Italic(true), toolName: s().Bold(true), ok: s(), bad: s().Bold(true),
 			warn: s().Bold(true), selected: s().Reverse(true), title: s().Bold(true), border: s(), code: s(),
+			diffAdd: s().Bold(true), diffDel: s().Faint(true), diffHunk: s().Faint(true), lineNo: s().Faint(true),
 		}
 	}
 	pick := lipgloss.LightDark(dark)
@@ -65,5 +70,9 @@ func newTheme(noColor, dark bool) theme {
 		title:     s().Foreground(accent).Bold(true),
 		border:    s().Foreground(accent),
 		code:      s().Foreground(c("#3D444D", "#C0C0C0")),
+		diffAdd:   s().Foreground(c("#116329", "#AFF5B4")).Background(c("#DAFBE1", "#12361F")),
+		diffDel:   s().Foreground(c("#82071E", "#FFDCD7")).Background(c("#FFEBE9", "#4A1C1F")),
+		diffHunk:  s().Foreground(c("#0550AE", "#79C0FF")),
+		lineNo:    s().Foreground(c("#8C959F", "#6E7681")),
 	}
 }

@@ -31,7 +31,16 @@ func (m *Model) inputHeight() int { return max(m.input.Height(), 1) }
 // transcriptHeight is the height left for the transcript: the screen
 // minus the header, the rule, the editor and the status line.
 func (m *Model) transcriptHeight() int {
-	return max(m.height-3-m.inputHeight(), 1)
+	h := m.height - 3 - m.inputHeight()
+	if m.todoLine() != "" {
+		h--
+	}
+	return max(h, 1)
+}
+
+// todoLine is the todo bar above the rule, "" when there is none.
+func (m *Model) todoLine() string {
+	return todoBar(m.todos, m.width, &m.theme)
 }
 
 // View draws the screen.
@@ -58,6 +67,9 @@ func (m *Model) View() tea.View {
 	}
 	out = append(out, body...)
 
+	if bar := m.todoLine(); bar != "" {
+		out = append(out, bar)
+	}
 	rule := strings.Repeat("─", m.width)
 	if !m.tr.follow {
 		rule = truncate("── newer messages below: PgDn "+rule, m.width)
@@ -104,7 +116,11 @@ func (m *Model) header() string {
 	if m.sess != nil {
 		title = m.sess.Title
 	}
-	return th.accent.Render("codeloop") + " " + th.faint.Render(title)
+	head := th.accent.Render("codeloop") + " " + th.faint.Render(title)
+	if len(m.parents) > 0 {
+		head += " " + th.warn.Render("· sub-agent session · Esc goes back")
+	}
+	return head
 }
 
 // overlay is what covers the bottom of the transcript: a dialog, or the
@@ -150,6 +166,10 @@ func (m *Model) statusLine() string {
 		busy := string(frames[m.spin%len(frames)]) + " " + elapsed(m.now().Sub(m.busySince))
 		if m.status.Type == "retry" {
 			busy += " · retrying"
+			if m.status.Next > 0 {
+				wait := max(time.UnixMilli(m.status.Next).Sub(m.now()), 0)
+				busy += " in " + elapsed(wait)
+			}
 			if m.status.Attempt > 0 {
 				busy += fmt.Sprintf(" (attempt %d)", m.status.Attempt)
 			}

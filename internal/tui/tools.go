@@ -1,0 +1,313 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// How much of a call a folded entry shows.
+const (
+	foldedDiffLines = 16 // of a file change's diff
+	foldedBashLines = 4  // of a command's output, its last lines
+)
+
+// toolEntry is one tool call: one line with its status and what it works
+// on, followed by what matters most of it (a file change's diff, the last
+// lines of a command's output, a todo list, a sub-agent's progress);
+// expanded, its whole input and output.
+type toolEntry struct {
+	k        string
+	part     client.Part
+	expanded bool
+	selected bool
+	// child is the progress of the sub-agent session a task call runs.
+	child *childProgress
+	cache renderCache
+}
+
+// childProgress is what the view saw a sub-agent's session do.
+type childProgress struct {
+	sessionID string
+	calls     map[string]string // part id → status
+	current   string            // the latest call, as its line says it
+}
+
+func (c *childProgress) counts() (done, all int) {
+	for _, st := range c.calls {
+		if st == client.ToolCompleted || st == client.ToolError {
+			done++
+		}
+	}
+	return done, len(c.calls)
+}
+
+func (e *toolEntry) key() string { return e.k }
+
+func (e *toolEntry) state() *client.ToolState {
+	if e.part.State == nil {
+		return &client.ToolState{Status: client.ToolPending}
+	}
+	return e.part.State
+}
+
+// childSession is the id of the session a task call runs, once known.
+func (e *toolEntry) childSession() string {
+	if e.part.Tool != "task" {
+		return ""
+	}
+	id, _ := e.state().Metadata["sessionId"].(string)
+	return id
+}
+
+func (e *toolEntry) render(width int, th *theme, tag int) []string {
+	if ls, ok := e.cache.get(width, tag); ok {
+		return ls
+	}
+	st := e.state()
+	var icon string
+	switch st.Status {
+	case client.ToolCompleted:
+		icon = th.ok.Render("✓")
+	case client.ToolError:
+		icon = th.bad.Render("✗")
+	case client.ToolRunning:
+		icon = th.warn.Render("•")
+	default:
+		icon = th.faint.Render("○")
+	}
+	mark := " "
+	if e.selected {
+		mark = th.accent.Render("▸")
+	}
+	head := mark + icon + " " + th.toolName.Render(e.part.Tool)
+	if s := toolSummary(e.part.Tool, st); s != "" {
+		head += " " + th.faint.Render(firstLine(s))
+	}
+	diff := parseDiff(toolDiff(st))
+	if add, del := diffStat(diff); add+del > 0 {
+		head += " " + th.ok.Render(fmt.Sprintf("+%d", add)) + " " + th.bad.Render(fmt.Sprintf("-%d", del))
+	}
+	out := []string{truncate(head, width)}
+	indent := func(ls []string) {
+		for _, l := range ls {
+			out = append(out, "   "+l)
+		}
+	}
+	if st.Status == client.ToolError && st.Error != "" && !e.expanded {
+		out = append(out, "   "+th.bad.Render(truncate(firstLine(st.Error), width-3)))
+	}
+	inner := max(width-3, 1)
+	switch {
+	case len(diff) > 0:
+		ls := renderDiff(diff, inner, th)
+		if !e.expanded && len(ls) > foldedDiffLines {
+			more := len(ls) - foldedDiffLines
+			ls = append(ls[:foldedDiffLines:foldedDiffLines], th.faint.Render(fmt.Sprintf("… %d more lines · Ctrl+O shows all", more)))
+		}
+		indent(ls)
+	case e.part.Tool == "todowrite":
+		indent(todoLines(todosOf(st), inner, th))
+	case e.part.Tool == "task" && e.child != nil && st.Status == client.ToolRunning:
+		done, all := e.child.counts()
+		line := fmt.Sprintf("%d of %d tool calls done", done, all)
+		if e.child.current != "" {
+			line += " · " + e.child.current
+		}
+		indent([]string{th.faint.Render(truncate(line, inner))})
+	case e.part.Tool == "bash" && !e.expanded:
+		if ls := lastLines(bashOutput(st), foldedBashLines); len(ls) > 0 {
+			for _, l := range ls {
+				out = append(out, "   "+th.code.Render(truncate(expandTabs(l), inner)))
+			}
+		}
+	}
+	if e.part.Tool == "task" && e.childSession() != "" && e.selected {
+		out = append(out, "   "+th.faint.Render(truncate("Ctrl+O opens the sub-agent's session", inner)))
+	}
+	if e.expanded {
+		out = append(out, e.details(width, th, st, len(diff) > 0)...)
+	}
+	return e.cache.put(width, tag, out)
+}
+
+// details are the lines of an expanded call: its input (unless a diff
+// shows it) and its output or error.
+func (e *toolEntry) details(width int, th *theme, st *client.ToolState, diffShown bool) []string {
+	var out []string
+	add := func(title, body string, style func(string) string) {
+		out = append(out, "   "+th.faint.Render(title))
+		for _, l := range (plainText{}).render(body, width-5, style) {
+			out = append(out, "     "+l)
+		}
+	}
+	if len(st.Input) > 0 && string(st.Input) != "{}" && !diffShown {
+		var buf bytes.Buffer
+		in := string(st.Input)
+		if json.Indent(&buf, st.Input, "", "  ") == nil {
+			in = buf.String()
+		}
+		add("input", in, styled(th.code))
+	}
+	switch st.Status {
+	case client.ToolError:
+		add("error", st.Error, styled(th.bad))
+	case client.ToolCompleted:
+		add("output", orNone(st.Output), styled(th.code))
+	case client.ToolRunning:
+		if o := bashOutput(st); o != "" {
+			add("output so far", o, styled(th.code))
+		}
+	}
+	return out
+}
+
+// toolDiff is the diff of a file-changing call, "" for other calls.
+func toolDiff(st *client.ToolState) string {
+	d, _ := st.Metadata["diff"].(string)
+	return d
+}
+
+// bashOutput is a command's output: all of it once done, what came so
+// far while it runs.
+func bashOutput(st *client.ToolState) string {
+	if st.Status == client.ToolCompleted {
+		return st.Output
+	}
+	o, _ := st.Metadata["output"].(string)
+	return o
+}
+
+// lastLines returns the last n non-empty-ended lines of s.
+func lastLines(s string, n int) []string {
+	s = strings.TrimRight(s, "\n ")
+	if s == "" {
+		return nil
+	}
+	ls := strings.Split(s, "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return ls
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(no output)"
+	}
+	return s
+}
+
+// toolSummary is what a call's line says about it: the command, the file,
+// the pattern.
+func toolSummary(tool string, st *client.ToolState) string {
+	var in map[string]any
+	_ = json.Unmarshal(st.Input, &in)
+	str := func(k string) string { s, _ := in[k].(string); return s }
+	switch tool {
+	case "bash":
+		if c := str("command"); c != "" {
+			return "$ " + c
+		}
+	case "read", "edit", "write":
+		if p := str("filePath"); p != "" {
+			return filepath.Clean(p)
+		}
+	case "glob", "grep":
+		if p := str("pattern"); p != "" {
+			return p
+		}
+	case "task":
+		if d := str("description"); d != "" {
+			if a := str("subagent_type"); a != "" {
+				return d + " (@" + a + ")"
+			}
+			return d
+		}
+	case "webfetch":
+		if u := str("url"); u != "" {
+			return u
+		}
+	case "todowrite":
+		todos := todosOf(st)
+		done := 0
+		for _, t := range todos {
+			if t.Status == "completed" {
+				done++
+			}
+		}
+		return fmt.Sprintf("%d of %d done", done, len(todos))
+	}
+	if st.Title != "" {
+		return st.Title
+	}
+	if len(in) > 0 {
+		b, _ := json.Marshal(in)
+		return string(b)
+	}
+	return ""
+}
+
+// todosOf reads the todo list a todowrite call wrote.
+func todosOf(st *client.ToolState) []client.Todo {
+	var in struct {
+		Todos []client.Todo `json:"todos"`
+	}
+	if raw, ok := st.Metadata["todos"]; ok {
+		if b, err := json.Marshal(raw); err == nil && json.Unmarshal(b, &in.Todos) == nil && len(in.Todos) > 0 {
+			return in.Todos
+		}
+	}
+	_ = json.Unmarshal(st.Input, &in)
+	return in.Todos
+}
+
+// todoLines draws a todo list: a box per item, ticked when done.
+func todoLines(todos []client.Todo, width int, th *theme) []string {
+	var out []string
+	for _, t := range todos {
+		var line string
+		switch t.Status {
+		case "completed":
+			line = th.faint.Render(truncate("[✓] "+t.Content, width))
+		case "in_progress":
+			line = th.warn.Render(truncate("[•] "+t.Content, width))
+		case "cancelled":
+			line = th.faint.Render(truncate("[-] "+t.Content, width))
+		default:
+			line = truncate("[ ] "+t.Content, width)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// todoBar is the line above the editor while a todo list is under way:
+// the item in progress and how many are done.
+func todoBar(todos []client.Todo, width int, th *theme) string {
+	done, current := 0, ""
+	for _, t := range todos {
+		switch t.Status {
+		case "completed", "cancelled":
+			done++
+		case "in_progress":
+			if current == "" {
+				current = t.Content
+			}
+		}
+	}
+	if len(todos) == 0 || done == len(todos) {
+		return ""
+	}
+	line := fmt.Sprintf("Todo %d/%d", done, len(todos))
+	if current != "" {
+		line += ": " + current
+	}
+	return th.warn.Render(ansi.Truncate(line, width, "…"))
+}
