@@ -235,3 +235,37 @@ func TestFindRoot(t *testing.T) {
 		}
 	}
 }
+
+func TestQueryGopls(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t)
+	m := New(Options{Servers: Builtins(), Worktree: dir})
+	defer m.Close()
+	ctx := context.Background()
+	mainGo := filepath.Join(dir, "main.go")
+	for _, tt := range []struct {
+		op        string
+		line, col int
+		query     string
+		want      []string
+	}{
+		{op: OpDefinition, line: 4, col: 10, want: []string{"util.go:4:6: func Twice(n int) int { return 2 * n }"}},
+		{op: OpReferences, line: 4, col: 10, want: []string{"main.go:4:10:", "util.go:4:6:"}},
+		{op: OpHover, line: 4, col: 10, want: []string{"func Twice(n int) int", "Twice doubles n."}},
+		{op: OpDocumentSymbol, want: []string{"main.go:\nFunction main (func()) 3:6"}},
+		{op: OpWorkspaceSymbol, query: "Twice", want: []string{"Function Twice util.go:4:6"}},
+	} {
+		got, err := m.Query(ctx, tt.op, mainGo, tt.line, tt.col, tt.query)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.op, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s = %q, want it to contain %q", tt.op, got, w)
+			}
+		}
+	}
+	if _, err := m.Query(ctx, OpHover, filepath.Join(dir, "notes.txt"), 1, 1, ""); err == nil {
+		t.Error("a query on a file no server serves succeeded")
+	}
+}
