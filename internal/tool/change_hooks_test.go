@@ -84,3 +84,33 @@ func TestBeforeChangeErrorChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffShowsFormattedContent checks that when AfterChange rewrites the
+// file (a formatter), the diff in the metadata shows the final content.
+func TestDiffShowsFormattedContent(t *testing.T) {
+	for _, tt := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"write", map[string]any{"filePath": "a.txt", "content": "new  \n"}},
+		{"edit", map[string]any{"filePath": "a.txt", "oldString": "old", "newString": "new  "}},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"a.txt": "old\n"})
+		env := testEnv(t)
+		env.AfterChange = func(_ context.Context, _ *Call, paths []string) string {
+			if err := os.WriteFile(paths[0], []byte("new\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return "Formatted a.txt."
+		}
+		res, err := run(t, env, tt.tool, dir, tt.input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff, _ := res.Metadata["diff"].(string)
+		if !strings.Contains(diff, "+new\n") || strings.Contains(diff, "+new  ") {
+			t.Errorf("%s: diff %q, want the formatted content", tt.tool, diff)
+		}
+	}
+}

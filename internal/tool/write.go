@@ -97,6 +97,10 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 	}
 	publishEdited(ctx, env, call, path)
 	note := env.afterChange(ctx, call, []string{path})
+	if now, err := readRegular(path); err == nil && string(now) != updated {
+		// A formatter changed the file: the diff shows what it holds now.
+		diff = unifiedDiff(path, old, string(now))
+	}
 	return fileChange{path: path, existed: existed, diff: diff, note: note}, nil
 }
 
