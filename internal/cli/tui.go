@@ -102,6 +102,7 @@ func (e *env) openTUI(ctx context.Context, c client.Client, o tuiOptions) error 
 	err := tui.Run(ctx, tui.Options{
 		Client: c, SessionID: o.session, Continue: o.cont, Model: o.model, Agent: o.agent, Prompt: o.prompt,
 		NoColor: e.getenv("NO_COLOR") != "", CrashDir: e.dirs.Log(), Version: Version,
+		Dir: dir, HistoryFile: filepath.Join(e.dirs.State, "prompt-history.jsonl"), Getenv: e.getenv,
 	})
 	var crash *tui.CrashError
 	switch {

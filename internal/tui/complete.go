@@ -12,42 +12,73 @@ import (
 // the list scrolls with the selection.
 const maxCompletions = 8
 
-// completion lists the slash commands matching what is typed after a
-// leading slash, until a space is typed.
+// completion lists what can complete the word being typed: the slash
+// commands matching what follows a leading slash (until a space is
+// typed), or the project's files matching what follows an @.
 type completion struct {
-	items     []client.Command
+	items     []compItem
 	sel       int
 	dismissed string // the input Esc closed the list for
 }
 
+// compItem is an entry of the list: a command, or a file.
+type compItem struct {
+	name, desc string
+	cmd        *client.Command // nil for a file
+}
+
 func (c *completion) open() bool { return len(c.items) > 0 }
+
+// atWord returns the @ word the editor's text ends with, without its @,
+// and whether there is one.
+func atWord(v string) (string, bool) {
+	i := strings.LastIndexAny(v, " \n\t")
+	w := v[i+1:]
+	if !strings.HasPrefix(w, "@") {
+		return "", false
+	}
+	return w[1:], true
+}
 
 // update recomputes the list for the editor's text.
 func (c *completion) update(m *Model) {
 	v := m.input.Value()
 	c.items = nil
-	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") || v == c.dismissed {
+	if v == c.dismissed {
+		c.sel = 0
+		return
+	}
+	if q, ok := atWord(v); ok {
+		c.dismissed = ""
+		if m.files == nil {
+			return
+		}
+		for _, f := range fuzzyFilter(m.files, q, 50) {
+			c.items = append(c.items, compItem{name: "@" + f})
+		}
+		c.sel = min(c.sel, max(len(c.items)-1, 0))
+		return
+	}
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
 		c.sel = 0
 		return
 	}
 	c.dismissed = ""
-	prefix := strings.ToLower(v[1:])
 	seen := map[string]bool{}
-	var starts, contains []client.Command
+	var names []string
+	byName := map[string]client.Command{}
 	for _, cmd := range append(builtinCommands(), m.commands...) {
-		name := strings.ToLower(cmd.Name)
-		if seen[name] {
+		if seen[cmd.Name] {
 			continue
 		}
-		seen[name] = true
-		switch {
-		case strings.HasPrefix(name, prefix):
-			starts = append(starts, cmd)
-		case strings.Contains(name, prefix):
-			contains = append(contains, cmd)
-		}
+		seen[cmd.Name] = true
+		names = append(names, cmd.Name)
+		byName[cmd.Name] = cmd
 	}
-	c.items = append(starts, contains...)
+	for _, n := range fuzzyFilter(names, v[1:], len(names)) {
+		cmd := byName[n]
+		c.items = append(c.items, compItem{name: "/" + n, desc: cmd.Description, cmd: &cmd})
+	}
 	c.sel = min(c.sel, max(len(c.items)-1, 0))
 }
 
@@ -55,6 +86,7 @@ func (c *completion) update(m *Model) {
 // the key.
 func (m *Model) compKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	c := &m.comp
+	it := c.items[c.sel]
 	switch k.String() {
 	case "up", "ctrl+p":
 		c.sel = (c.sel - 1 + len(c.items)) % len(c.items)
@@ -66,16 +98,19 @@ func (m *Model) compKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		c.dismissed = m.input.Value()
 		c.items = nil
 		return nil, true
-	case "tab":
-		m.input.SetValue("/" + c.items[c.sel].Name + " ")
-		c.update(m)
-		m.layout()
-		return nil, true
-	case "enter":
-		cmd := c.items[c.sel]
-		if len(cmd.Hints) > 0 {
-			// It takes arguments: let them be typed.
-			m.input.SetValue("/" + cmd.Name + " ")
+	case "tab", "enter":
+		if it.cmd == nil {
+			// A file: the @ word becomes its path.
+			v := m.input.Value()
+			i := strings.LastIndexAny(v, " \n\t")
+			m.input.SetValue(v[:i+1] + it.name + " ")
+			c.update(m)
+			m.layout()
+			return nil, true
+		}
+		if k.String() == "tab" || len(it.cmd.Hints) > 0 {
+			// Complete; a command that takes arguments lets them be typed.
+			m.input.SetValue(it.name + " ")
 			c.update(m)
 			m.layout()
 			return nil, true
@@ -83,7 +118,7 @@ func (m *Model) compKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.input.Reset()
 		c.update(m)
 		m.layout()
-		return m.slash(cmd.Name, ""), true
+		return m.slash(it.cmd.Name, ""), true
 	}
 	return nil, false
 }
@@ -107,16 +142,15 @@ func (c *completion) view(m *Model, width int) []string {
 	th := &m.theme
 	nameW := 0
 	for _, it := range c.items {
-		nameW = max(nameW, len(it.Name)+1)
+		nameW = max(nameW, cellWidth(it.name))
 	}
 	var out []string
 	start := min(max(c.sel-maxCompletions+1, 0), max(len(c.items)-maxCompletions, 0))
 	for i := start; i < len(c.items) && i < start+maxCompletions; i++ {
 		it := c.items[i]
-		line := padRight("/"+it.Name, nameW) + "  " + th.faint.Render(it.Description)
-		line = truncate(" "+line, width)
+		line := truncate(" "+padRight(it.name, nameW)+"  "+th.faint.Render(it.desc), width)
 		if i == c.sel {
-			line = th.selected.Render(padRight(truncate(" "+padRight("/"+it.Name, nameW)+"  "+it.Description, width), width))
+			line = th.selected.Render(padRight(truncate(" "+padRight(it.name, nameW)+"  "+it.desc, width), width))
 		}
 		out = append(out, line)
 	}

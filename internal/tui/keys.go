@@ -83,10 +83,22 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if strings.TrimSpace(text) == "" {
 			return nil
 		}
+		text = m.expandPastes(text)
+		m.hist.add(text)
 		m.input.Reset()
 		m.comp.update(m)
 		m.layout()
 		return m.submit(text)
+	case "up":
+		if m.historyKey(-1) {
+			return nil
+		}
+	case "down":
+		if m.historyKey(1) {
+			return nil
+		}
+	case "ctrl+g":
+		return m.openEditor()
 	case "tab":
 		m.cycleAgent(1)
 		return nil
@@ -112,6 +124,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	m.input, cmd = m.input.Update(k)
 	m.comp.update(m)
 	m.layout()
+	if _, ok := atWord(m.input.Value()); ok && m.files == nil {
+		return tea.Batch(cmd, m.loadFiles())
+	}
 	return cmd
 }
 
@@ -128,11 +143,7 @@ func (m *Model) paste(text string) tea.Cmd {
 	if m.dialog != nil {
 		return nil
 	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(tea.PasteMsg{Content: text})
-	m.comp.update(m)
-	m.layout()
-	return cmd
+	return m.pasteIntoEditor(text)
 }
 
 // escape: the first Esc while busy arms an interrupt for two seconds, the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,13 @@ type Model struct {
 
 	input textarea.Model
 	comp  completion
+	hist  history
+	// pastes are the large pastes the editor shows as placeholders.
+	pastes   []pasted
+	pasteSeq int
+	// files are the project's files for @ completion, nil until loaded.
+	files        []string
+	filesLoading bool
 
 	status    client.SessionStatus
 	busySince time.Time
@@ -112,6 +120,7 @@ func New(ctx context.Context, opts Options) *Model {
 		}
 	}
 	m.input = newInput(m.theme)
+	m.hist = loadHistory(opts.HistoryFile)
 	return m
 }
 
@@ -140,6 +149,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
+	case editorDoneMsg:
+		return m, m.editorDone(msg)
+	case filesMsg:
+		m.files = msg
+		if m.files == nil {
+			m.files = []string{}
+		}
+		m.comp.update(m)
+		return m, nil
 	case loadedMsg:
 		return m, m.loadedMsg(msg)
 	case eventsMsg:
@@ -551,6 +569,14 @@ func (m *Model) newSession() {
 	m.todos, m.revertFrom = nil, ""
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	m.spinTag++
+}
+
+// getenv reads the environment.
+func (m *Model) getenv(k string) string {
+	if m.opts.Getenv != nil {
+		return m.opts.Getenv(k)
+	}
+	return os.Getenv(k)
 }
 
 // notify shows a toast, its first line, for a few seconds.

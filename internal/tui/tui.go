@@ -35,6 +35,13 @@ type Options struct {
 	Model, Agent string
 	// Prompt is sent as soon as the view is up.
 	Prompt string
+	// Dir is the project's directory, whose files @ completes.
+	Dir string
+	// HistoryFile keeps the messages sent, for Up and Down; empty keeps
+	// them for the run only.
+	HistoryFile string
+	// Getenv reads the environment ($EDITOR); nil for os.Getenv.
+	Getenv func(string) string
 	// NoColor draws without colour (NO_COLOR).
 	NoColor bool
 	// CrashDir receives the report of a crash.
