@@ -22,6 +22,9 @@ type tuiOptions struct {
 	model, agent, session, prompt string
 	sandbox                       string
 	cont                          bool
+	// dir is the project's local directory, for @ completion; empty when
+	// attached to a server.
+	dir string
 }
 
 // exitHangup is the exit status after the terminal hung up (128+SIGHUP).
@@ -86,6 +89,7 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 	}
 	c := local.New(a)
 	defer c.Close()
+	o.dir = dir
 	return e.openTUI(ctx, c, o)
 }
 
@@ -102,7 +106,7 @@ func (e *env) openTUI(ctx context.Context, c client.Client, o tuiOptions) error 
 	err := tui.Run(ctx, tui.Options{
 		Client: c, SessionID: o.session, Continue: o.cont, Model: o.model, Agent: o.agent, Prompt: o.prompt,
 		NoColor: e.getenv("NO_COLOR") != "", CrashDir: e.dirs.Log(), Version: Version,
-		Dir: dir, HistoryFile: filepath.Join(e.dirs.State, "prompt-history.jsonl"), Getenv: e.getenv,
+		Dir: o.dir, HistoryFile: filepath.Join(e.dirs.State, "prompt-history.jsonl"), Getenv: e.getenv,
 	})
 	var crash *tui.CrashError
 	switch {
