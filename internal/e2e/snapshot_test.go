@@ -145,7 +145,7 @@ func TestRunRevert(t *testing.T) {
 				t.Fatal(err)
 			}
 			edited := treeOf(t, p.dir)
-			out, stderr, code = p.run("session", "revert", sid, first)
+			_, stderr, code = p.run("session", "revert", sid, first)
 			if code == 0 || !strings.Contains(stderr, "new.txt") || !strings.Contains(stderr, "--force") {
 				t.Errorf("revert over a user's edit: exit %d, stderr %q, want a conflict naming new.txt and --force", code, stderr)
 			}
