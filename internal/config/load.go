@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/codeloop/codeloop/internal/paths"
 )
@@ -192,9 +193,29 @@ func (l *loader) text(name string, data []byte, dir string) {
 		l.err = err
 		return
 	}
+	stampLayer(layer.cfg, name, dir, l.home)
 	merge(l.out.Config, layer.cfg)
 	for _, k := range layer.keys {
 		l.out.Sources[k] = name
+	}
+}
+
+// stampLayer records which file each hook group came from, and makes the
+// custom tool paths absolute: relative to the file's directory, ~/ to
+// home.
+func stampLayer(c *Config, name, dir, home string) {
+	for _, groups := range c.Hooks {
+		for i := range groups {
+			groups[i].Source = name
+		}
+	}
+	for i, p := range c.CustomTools {
+		switch {
+		case home != "" && (p == "~" || strings.HasPrefix(p, "~/")):
+			c.CustomTools[i] = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		case !filepath.IsAbs(p) && dir != "":
+			c.CustomTools[i] = filepath.Join(dir, p)
+		}
 	}
 }
 

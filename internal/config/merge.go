@@ -23,9 +23,27 @@ var atomicTypes = map[reflect.Type]bool{
 func merge(dst, src *Config) {
 	instructions := dedupe(append(slices.Clone(dst.Instructions), src.Instructions...))
 	plugins := mergePlugins(dst.Plugin, src.Plugin)
+	hooks := mergeHooks(dst.Hooks, src.Hooks)
+	tools := dedupe(append(slices.Clone(dst.CustomTools), src.CustomTools...))
 	mergeValue(reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem())
 	dst.Instructions = instructions
 	dst.Plugin = plugins
+	dst.Hooks = hooks
+	dst.CustomTools = tools
+}
+
+// mergeHooks concatenates the groups of each event, earlier files first.
+func mergeHooks(a, b Hooks) Hooks {
+	if a == nil && b == nil {
+		return nil
+	}
+	out := Hooks{}
+	for _, h := range []Hooks{a, b} {
+		for event, groups := range h {
+			out[event] = append(slices.Clip(out[event]), groups...)
+		}
+	}
+	return out
 }
 
 func dedupe(list []string) []string {

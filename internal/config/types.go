@@ -43,6 +43,8 @@ type Config struct {
 	Layout            string              `json:"layout,omitempty" jsonschema:"deprecated"`
 	Permission        Permission          `json:"permission,omitempty" jsonschema:"permission rules"`
 	Tools             map[string]bool     `json:"tools,omitempty" jsonschema:"deprecated: enable or disable tools; use permission"`
+	Hooks             Hooks               `json:"hooks,omitempty" jsonschema:"commands run at points of a session, by event, in Claude Code's hooks format (see docs/hooks.md)"`
+	CustomTools       []string            `json:"custom_tools,omitempty" jsonschema:"executables, or directories of them, offered to the model as tools (see docs/custom-tools.md)"`
 	Attachment        Attachment          `json:"attachment,omitzero" jsonschema:"attachment handling"`
 	Enterprise        Enterprise          `json:"enterprise,omitzero" jsonschema:"enterprise settings"`
 	ToolOutput        ToolOutput          `json:"tool_output,omitzero" jsonschema:"limits on tool output kept in context"`
@@ -50,6 +52,28 @@ type Config struct {
 	Sandbox           Sandbox             `json:"sandbox,omitzero" jsonschema:"OS confinement of the bash tool's commands (Linux)"`
 	Search            Search              `json:"search,omitzero" jsonschema:"the web search service of the websearch and codesearch tools, which are offered only when it is set"`
 	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
+}
+
+// Hooks are hook groups by event name (PreToolUse, Stop, ...), in the shape
+// of Claude Code's settings key "hooks". Groups from several files are
+// concatenated per event.
+type Hooks map[string][]HookGroup
+
+// HookGroup is a matcher and the handlers it runs.
+type HookGroup struct {
+	Matcher string        `json:"matcher,omitempty" jsonschema:"tool names (exact, | lists) or a regular expression; empty or * for all"`
+	Hooks   []HookHandler `json:"hooks"`
+	// Source is the file (or variable) that defined the group.
+	Source string `json:"-"`
+}
+
+// HookHandler is one hook command.
+type HookHandler struct {
+	Type          string   `json:"type,omitempty" jsonschema:"command (the only type codeloop runs)"`
+	Command       string   `json:"command,omitempty" jsonschema:"shell command, or the program when args is set"`
+	Args          []string `json:"args,omitempty" jsonschema:"arguments: run command directly, without a shell"`
+	Timeout       float64  `json:"timeout,omitempty" jsonschema:"seconds before the hook is stopped (default 60)"`
+	StatusMessage string   `json:"statusMessage,omitempty" jsonschema:"accepted for compatibility; not shown"`
 }
 
 // Server configures the HTTP server.

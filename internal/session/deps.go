@@ -129,6 +129,14 @@ type Resources interface {
 	ReadResource(ctx context.Context, server, uri string) (text string, blobs []tool.Attachment, err error)
 }
 
+// Hooks runs the user's hooks at points of the loop: before and after
+// each tool call, when a prompt from the user is submitted, and when a
+// turn is about to end. It must return once ctx ends, and must not fail:
+// a hook that cannot run is reported by Hooks itself and decides nothing.
+type Hooks interface {
+	Hook(ctx context.Context, in HookInput) HookResult
+}
+
 // Texts the loop sends to models. Their defaults are in DefaultTexts.
 type Texts struct {
 	// MaxSteps is the assistant-role note added to the last step an agent
@@ -192,7 +200,9 @@ type Config struct {
 	// Resources reads the MCP resources a user message attaches
 	// (@<server>:<uri>); nil leaves a note that they cannot be read.
 	Resources Resources
-	Texts     Texts // zero fields take DefaultTexts
+	// Hooks runs the user's hooks; nil runs none.
+	Hooks Hooks
+	Texts Texts // zero fields take DefaultTexts
 
 	ProjectID string
 	Directory string

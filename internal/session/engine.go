@@ -108,6 +108,10 @@ func TextPart(text string) message.Part { return &message.TextPart{Text: text} }
 // Send stores the user's message and makes sure the session's loop runs. It
 // returns the stored message without waiting for the answer.
 func (e *Engine) Send(ctx context.Context, in PromptInput) (message.Message, error) {
+	in, err := e.promptHooks(ctx, in)
+	if err != nil {
+		return message.Message{}, err
+	}
 	m, err := e.createUserMessage(ctx, in)
 	if err != nil {
 		return message.Message{}, err

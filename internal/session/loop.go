@@ -18,9 +18,10 @@ const outputTokenMax = 32_000
 
 // loopState is what a session's loop carries from one iteration to the next.
 type loopState struct {
-	step      int
-	retries   int
-	recovered bool
+	step       int
+	retries    int
+	recovered  bool
+	stopBlocks int // stop hooks that kept the turn going, in a row
 }
 
 // finished reports the exit rule: the newest assistant message answers the
@@ -63,7 +64,10 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 			return errors.New("the session has no message to answer")
 		}
 		if finished(l) {
-			return nil
+			if again, err := e.stopHooks(ctx, sessionID, st, l); err != nil || !again {
+				return err
+			}
+			continue
 		}
 		st.step++
 		sess, err := e.sessions.Get(ctx, sessionID)
@@ -190,6 +194,9 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 	}
 	if lastStep && out == outContinue {
 		out = outStop // the agent has used all its steps
+	}
+	if out == outContinue && p.halted() {
+		out = outStop // a hook said stop
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
@@ -160,19 +161,23 @@ func (p *processor) runTool(ctx context.Context, part *message.ToolPart, t tool.
 		Messages:    func() []message.Message { return p.msgs },
 	}
 	var (
-		res *tool.Result
-		err error
+		res     *tool.Result
+		err     error
+		started = time.Now()
+		pre     string // what PreToolUse hooks add for the model
 	)
-	if doom {
+	pre, err = p.preToolHooks(ctx, part, call)
+	if err == nil && doom {
 		err = call.Ask(ctx, permission.Request{
 			Permission: "doom_loop", Patterns: []string{part.Tool}, Always: []string{part.Tool},
-			Metadata: map[string]any{"tool": part.Tool, "input": json.RawMessage(input)},
+			Metadata: map[string]any{"tool": part.Tool, "input": json.RawMessage(call.Input)},
 		})
 	}
 	if err == nil {
 		p.beforeTool(ctx, part.Tool)
 		res, err = runSafely(ctx, t, call)
 	}
+	res, err = p.postToolHooks(ctx, part, call, started, res, err, pre)
 
 	p.w.mu.Lock()
 	st := &part.State
