@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -61,10 +62,19 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	case <-conn.Done():
 	case <-ctx.Done():
 	}
+	// Running prompts end cancelled; every request read gets its answer
+	// before the clients close.
 	cancel()
+	if !out.drain(drainWait) {
+		opts.Log.Warn("acp: requests left unanswered at exit")
+	}
 	a.close()
 	return nil
 }
+
+// drainWait bounds how long Serve waits, once the editor has gone, for the
+// answers to the requests it sent.
+const drainWait = 10 * time.Second
 
 // Agent implements the protocol's agent side over client.Client.
 type Agent struct {
@@ -75,7 +85,6 @@ type Agent struct {
 	wg   sync.WaitGroup // goroutines the agent started
 
 	mu       sync.Mutex
-	caps     sdk.ClientCapabilities
 	clients  map[string]client.Client // by directory
 	sessions map[string]*session      // by session id
 }
@@ -122,9 +131,6 @@ func (a *Agent) goBackground(f func()) {
 
 // Initialize answers the editor's handshake with codeloop's capabilities.
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	a.mu.Lock()
-	a.caps = p.ClientCapabilities
-	a.mu.Unlock()
 	version := sdk.ProtocolVersion(sdk.ProtocolVersionNumber)
 	if p.ProtocolVersion < version {
 		version = p.ProtocolVersion
@@ -189,13 +195,6 @@ func (a *Agent) lookup(id sdk.SessionId) (*session, error) {
 		return s, nil
 	}
 	return nil, invalidParams(fmt.Sprintf("unknown session %q: create it with session/new or open it with session/load", id))
-}
-
-// clientCaps returns what the editor said it can do.
-func (a *Agent) clientCaps() sdk.ClientCapabilities {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.caps
 }
 
 // update sends one session/update notification.

@@ -71,6 +71,10 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 		return sdk.PromptResponse{}, requestError(err)
 	}
 	st := newStream(a, s, t, userID)
+	// The prompt ends when the editor cancels it and when the agent stops.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(a.ctx, stop)()
 	st.pump(ctx, evs)
 	if ctx.Err() != nil {
 		t.cancelled.Store(true)
@@ -154,12 +158,15 @@ func (st *stream) pump(ctx context.Context, evs client.Events) {
 	for {
 		ev, err := evs.Next(wait)
 		if err != nil {
-			if wait == ctx && ctx.Err() != nil && st.a.ctx.Err() == nil {
-				// The editor cancelled the prompt: abort, then collect the
-				// loop's last updates.
+			if wait == ctx && ctx.Err() != nil {
+				// The editor cancelled the prompt (or went away): abort,
+				// then collect the loop's last updates.
 				st.t.cancelled.Store(true)
 				st.t.endAsks()
 				_ = st.s.c.Abort(context.WithoutCancel(ctx), st.s.id)
+				if st.a.ctx.Err() != nil {
+					return
+				}
 				timer := time.AfterFunc(abortWait, stop)
 				defer timer.Stop()
 				wait = after

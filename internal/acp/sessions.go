@@ -13,6 +13,11 @@ import (
 	"github.com/codeloop/codeloop/internal/client"
 )
 
+// detach keeps a request's work going when the editor goes away: a
+// request read is answered even if the editor closed its stream right
+// after sending it.
+func detach(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
 // session is a session the editor created or loaded in this connection,
 // with the choices made in the editor for its next prompts.
 type session struct {
@@ -55,6 +60,7 @@ const (
 
 // NewSession creates a session in the project at cwd.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	ctx = detach(ctx)
 	c, dir, err := a.client(ctx, p.Cwd)
 	if err != nil {
 		return sdk.NewSessionResponse{}, requestError(err)
@@ -88,6 +94,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 // LoadSession opens a stored session and replays its history as updates
 // before answering.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	ctx = detach(ctx)
 	s, info, err := a.open(ctx, p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
@@ -105,6 +112,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 
 // ResumeSession opens a stored session without replaying it.
 func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	ctx = detach(ctx)
 	s, info, err := a.open(ctx, p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
@@ -155,6 +163,7 @@ func (a *Agent) ignoredMCP(servers []sdk.McpServer) {
 // CloseSession stops the session's prompt and forgets the session; it
 // stays stored.
 func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	ctx = detach(ctx)
 	s, err := a.lookup(p.SessionId)
 	if err != nil {
 		return sdk.CloseSessionResponse{}, err
@@ -171,6 +180,7 @@ func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 // ListSessions lists the sessions of the directory named (the one
 // codeloop started in when none is), newest first.
 func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	ctx = detach(ctx)
 	cwd := a.opts.Dir
 	if p.Cwd != nil && *p.Cwd != "" {
 		cwd = *p.Cwd
@@ -195,6 +205,7 @@ func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sd
 // SetSessionMode switches the agent that answers the session's next
 // prompts.
 func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	ctx = detach(ctx)
 	s, err := a.lookup(p.SessionId)
 	if err != nil {
 		return sdk.SetSessionModeResponse{}, err
@@ -214,6 +225,7 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 
 // SetSessionConfigOption sets the session's model or its variant.
 func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	ctx = detach(ctx)
 	if p.ValueId == nil {
 		return sdk.SetSessionConfigOptionResponse{}, invalidParams("codeloop's config options take a value id")
 	}

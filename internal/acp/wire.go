@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // wire is the agent's side of the streams. Writes are whole messages (the
@@ -16,10 +17,16 @@ import (
 // a message containing some text to have been written: the agent uses it
 // to send a new session's first updates only after the editor has the
 // session's id.
+//
+// It also counts the editor's requests not answered yet, so that the agent
+// can answer every request it read before it stops.
 type wire struct {
 	mu      sync.Mutex
 	w       io.Writer
 	waiters []waiter
+
+	pending  int           // requests read and not answered; under mu
+	answered chan struct{} // signalled whenever pending drops
 }
 
 type waiter struct {
@@ -27,13 +34,26 @@ type waiter struct {
 	done chan struct{}
 }
 
-func newWire(w io.Writer) *wire { return &wire{w: w} }
+func newWire(w io.Writer) *wire { return &wire{w: w, answered: make(chan struct{}, 1)} }
 
-// Write writes one message.
+// Write writes one message of the SDK's.
 func (o *wire) Write(p []byte) (int, error) {
+	return o.write(p, true)
+}
+
+// write writes one message; counted says it may answer a request the SDK
+// read (the agent's own error replies answer lines the SDK never saw).
+func (o *wire) write(p []byte, counted bool) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	n, err := o.w.Write(p)
+	if counted && isResponse(p) && o.pending > 0 {
+		o.pending--
+		select {
+		case o.answered <- struct{}{}:
+		default:
+		}
+	}
 	if err == nil && len(o.waiters) > 0 {
 		kept := o.waiters[:0]
 		for _, w := range o.waiters {
@@ -46,6 +66,42 @@ func (o *wire) Write(p []byte) (int, error) {
 		o.waiters = kept
 	}
 	return n, err
+}
+
+// isResponse reports whether a message the SDK wrote answers a request:
+// it writes "jsonrpc", "id", then "method" for a request and "result" or
+// "error" for a response.
+func isResponse(p []byte) bool {
+	rest, ok := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0","id":`))
+	if !ok {
+		return false
+	}
+	m := bytes.Index(rest, []byte(`"method":`))
+	for _, key := range []string{`"result":`, `"error":`} {
+		if i := bytes.Index(rest, []byte(key)); i >= 0 && (m < 0 || i < m) {
+			return true
+		}
+	}
+	return false
+}
+
+// drain waits until every request read has been answered, or until the
+// timeout.
+func (o *wire) drain(timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	for {
+		o.mu.Lock()
+		n := o.pending
+		o.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-o.answered:
+		case <-deadline:
+			return false
+		}
+	}
 }
 
 // written returns a channel closed once a message containing text has
@@ -84,12 +140,19 @@ func (o *wire) filter(r io.Reader, log *slog.Logger) io.Reader {
 			if len(bytes.TrimSpace(line)) > 0 {
 				if reply := o.check(line); reply != nil {
 					log.Warn("acp: refused a message", "error", string(reply))
-					if _, werr := o.Write(reply); werr != nil {
+					if _, werr := o.write(reply, false); werr != nil {
 						_ = pw.CloseWithError(werr)
 						return
 					}
-				} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
-					return
+				} else {
+					if isRequest(line) {
+						o.mu.Lock()
+						o.pending++
+						o.mu.Unlock()
+					}
+					if _, werr := pw.Write(append(line, '\n')); werr != nil {
+						return
+					}
 				}
 			}
 			if err != nil {
@@ -146,6 +209,16 @@ func (o *wire) check(line []byte) []byte {
 		return errorReply(e.ID, -32600, "Invalid request: the method is empty")
 	}
 	return nil
+}
+
+// isRequest reports whether a line that passed check is a request, one
+// the SDK answers.
+func isRequest(line []byte) bool {
+	var e envelope
+	if json.Unmarshal(line, &e) != nil {
+		return false
+	}
+	return e.Method != nil && len(e.ID) > 0 && string(e.ID) != "null" && *e.Method != "$/cancel_request"
 }
 
 // errorReply encodes a JSON-RPC error response; a nil id is null.
