@@ -25,6 +25,7 @@ import (
 	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/lsp"
 	"github.com/codeloop/codeloop/internal/mcp"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/paths"
@@ -82,6 +83,8 @@ type App struct {
 	Snapshots *snapshot.Store
 	// Questions holds the question tool's questions waiting for the user.
 	Questions *tool.Questions
+	// LSP runs the project's language servers.
+	LSP *lsp.Manager
 
 	skills   *skill.Set
 	noClaude bool          // Claude Code's files are not read
@@ -179,17 +182,24 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		a.Snapshots = snaps
 		a.closers = append(a.closers, snaps.Close)
 	}
+	servers, formatters, err := openCodeTools(cfg, a.Worktree, opts.Version, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	a.LSP = servers
+	a.closers = append(a.closers, servers.Close)
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
 	a.Questions = tool.NewQuestions(a.Bus)
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
-		Instructions: nested.Instructions,
+		Instructions: warmOnRead(servers, nested.Instructions),
 		AnalyzeBash:  func(cmd, dir string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell, dir) },
 		Shell:        cfg.Shell,
 		Sandbox:      confine,
 		Search:       search,
 		BeforeChange: keepPreImages(snaps),
+		AfterChange:  afterChange(formatters, servers, a.Worktree),
 	})
 	depth := 0
 	if cfg.SubagentDepth != nil {
@@ -207,7 +217,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
 	a.Engine, err = session.New(session.Config{
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
-		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait},
+		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)},
 		Permissions: a.Permissions,
 		System:      &system{b: builder, skills: skills, mcp: a.MCP},
 		Reminders:   reminders{},

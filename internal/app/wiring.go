@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/agent"
+	"github.com/codeloop/codeloop/internal/lsp"
 	"github.com/codeloop/codeloop/internal/mcp"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
@@ -58,6 +59,9 @@ type tools struct {
 	// a server that comes up later adds its tools from the next step on.
 	mcpWait  time.Duration
 	mcpReady sync.Once
+	// lspTool is offered while lsp runs a server for the project.
+	lsp     *lsp.Manager
+	lspTool tool.Tool
 }
 
 func (t *tools) Tools(ctx context.Context, q session.ToolQuery) ([]tool.Tool, error) {
@@ -65,6 +69,9 @@ func (t *tools) Tools(ctx context.Context, q session.ToolQuery) ([]tool.Tool, er
 	if t.mcp != nil {
 		t.mcpReady.Do(func() { t.mcp.WaitReady(ctx, t.mcpWait) })
 		all = append(all, t.mcp.Tools()...)
+	}
+	if t.lspTool != nil && t.lsp.Running() {
+		all = append(all, t.lspTool)
 	}
 	if q.Agent != nil {
 		// Each agent sees the task tool listing only the sub-agents it may start.

@@ -1,0 +1,77 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/format"
+	"github.com/codeloop/codeloop/internal/lsp"
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+// openCodeTools returns the project's language servers (none run until a
+// file is read or changed) and formatters, from the lsp and formatter
+// config keys.
+func openCodeTools(cfg *config.Config, worktree, version string, log *slog.Logger) (*lsp.Manager, *format.Runner, error) {
+	servers, err := lsp.Resolve(cfg.LSP)
+	if err != nil {
+		return nil, nil, err
+	}
+	formatters, err := format.Resolve(cfg.Formatter)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := lsp.New(lsp.Options{Servers: servers, Worktree: worktree, Version: version, Log: log})
+	r := format.New(format.Options{Formatters: formatters, Worktree: worktree, Log: log})
+	return m, r, nil
+}
+
+// afterChange returns the tools' AfterChange hook: it formats each changed
+// file, then collects the language servers' diagnostics for the files as
+// formatted, and says what it did.
+func afterChange(fm *format.Runner, lm *lsp.Manager, worktree string) func(ctx context.Context, call *tool.Call, paths []string) string {
+	return func(ctx context.Context, call *tool.Call, paths []string) string {
+		var notes []string
+		for _, p := range paths {
+			res := fm.Format(ctx, p)
+			switch {
+			case res.Err != nil:
+				notes = append(notes, fmt.Sprintf("The formatter %s failed on %s, so the file is as written: %v", res.Formatter, relTo(worktree, p), res.Err))
+			case res.Changed:
+				notes = append(notes, fmt.Sprintf("Formatted %s with %s.", relTo(worktree, p), res.Formatter))
+			}
+		}
+		if d := lm.Diagnose(ctx, paths); d != "" {
+			notes = append(notes, d)
+		}
+		return strings.Join(notes, "\n")
+	}
+}
+
+// warmOnRead wraps the read tool's Instructions hook so that reading a
+// file also starts its language server and opens the file there, without
+// waiting: diagnostics are then quick at the first edit.
+func warmOnRead(lm *lsp.Manager, next func(ctx context.Context, call *tool.Call, path string) []string) func(ctx context.Context, call *tool.Call, path string) []string {
+	if !lm.Enabled() {
+		return next
+	}
+	return func(ctx context.Context, call *tool.Call, path string) []string {
+		lm.Warm(path)
+		if next == nil {
+			return nil
+		}
+		return next(ctx, call, path)
+	}
+}
+
+// relTo is p relative to root when it lies below it.
+func relTo(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
