@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "usage: noschema FILE" >&2
+exit 64
