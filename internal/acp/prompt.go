@@ -27,6 +27,7 @@ type turn struct {
 	asks    context.Context
 	endAsks context.CancelFunc
 	wg      sync.WaitGroup // the permission requests in flight
+	done    chan struct{}  // closed when the prompt has answered
 }
 
 // Prompt sends the editor's message and streams the answer as updates
@@ -40,22 +41,35 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	t := &turn{}
+	t := &turn{done: make(chan struct{})}
 	t.asks, t.endAsks = context.WithCancel(a.ctx)
-	s.mu.Lock()
-	if s.turn != nil {
+	defer t.endAsks()
+	// A new prompt cancels the one running (the SDK has cancelled its
+	// request already): wait for it to wind down.
+	for {
+		s.mu.Lock()
+		prev := s.turn
+		if prev == nil {
+			s.turn = t
+			s.mu.Unlock()
+			break
+		}
 		s.mu.Unlock()
-		t.endAsks()
-		return sdk.PromptResponse{}, invalidParams("the session is answering a prompt: wait for it, or send session/cancel")
+		select {
+		case <-prev.done:
+		case <-ctx.Done():
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		case <-time.After(abortWait):
+			return sdk.PromptResponse{}, invalidParams("the session is still answering the previous prompt: send session/cancel and try again")
+		}
 	}
-	s.turn = t
-	s.mu.Unlock()
 	defer func() {
 		t.endAsks()
 		t.wg.Wait()
 		s.mu.Lock()
 		s.turn = nil
 		s.mu.Unlock()
+		close(t.done)
 	}()
 
 	// Subscribe before sending, so nothing of the answer is missed. The

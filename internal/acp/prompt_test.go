@@ -252,3 +252,30 @@ func TestModesAndModel(t *testing.T) {
 		t.Errorf("the prompt was not sent to plan with fake/model: %+v", msgs)
 	}
 }
+
+// TestPromptReplacesRunningPrompt sends a second prompt while the first
+// runs a command: the first ends cancelled and the second is answered.
+func TestPromptReplacesRunningPrompt(t *testing.T) {
+	r := newRig(t, "step\ncall call_1 bash {\"command\":\"sleep 30\"}\nfinish tool-calls\nstep\ntext Second answer.\nfinish stop\n", "", nil)
+	sess := r.newSession()
+	first := make(chan sdk.PromptResponse, 1)
+	go func() { first <- r.prompt(sess.SessionId, sdk.TextBlock("wait")) }()
+	r.ed.waitFor(sess.SessionId, "the command to run", func(us []sdk.SessionUpdate) bool {
+		return lastStatus(us, "call_1") == sdk.ToolCallStatusInProgress
+	})
+	second := r.prompt(sess.SessionId, sdk.TextBlock("never mind"))
+	if second.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("second prompt: %q", second.StopReason)
+	}
+	select {
+	case resp := <-first:
+		if resp.StopReason != sdk.StopReasonCancelled {
+			t.Errorf("first prompt: %q, want cancelled", resp.StopReason)
+		}
+	case <-time.After(timeout):
+		t.Fatal("the first prompt never answered")
+	}
+	if got := text(r.ed.snapshot(sess.SessionId), "agent_message_chunk"); got != "Second answer." {
+		t.Errorf("answer %q", got)
+	}
+}
