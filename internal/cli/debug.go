@@ -33,5 +33,6 @@ func newDebugCmd(e *env) *cobra.Command {
 	cmd.AddCommand(newDebugPromptCmd(e))
 	cmd.AddCommand(newDebugSandboxCmd(e))
 	cmd.AddCommand(newDebugSnapshotCmd(e))
+	cmd.AddCommand(newDebugLSPCmd(e))
 	return cmd
 }

@@ -272,3 +272,28 @@ hang
 		t.Errorf("gopls %v outlived codeloop killed with SIGKILL", left)
 	}
 }
+
+func TestDebugLSP(t *testing.T) {
+	bin := goplsDir(t)
+	files := goFiles()
+	files["main.go"] = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tprintln(Twice(\"x\"))\n}\n"
+	p := newProject(t, "", files)
+	env := withPath(p.env(), bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	stdout, stderr, code := p.runWith(env, "debug", "lsp")
+	if code != 0 || !strings.Contains(stdout, "gopls") || !strings.Contains(stdout, "installed: "+filepath.Join(bin, "gopls")) {
+		t.Errorf("debug lsp: status %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = p.runWith(env, "debug", "lsp", "main.go")
+	for _, want := range []string{
+		`main.go:3:8: error: "fmt" imported and not used (gopls)`,
+		"main.go:6:16: error: cannot use \"x\" (untyped string constant) as int value in argument to Twice (gopls)",
+		"gopls  running (pid ",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("debug lsp main.go lacks %q: status %d\n%s%s", want, code, stdout, stderr)
+		}
+	}
+	if pids := serverProcs("gopls", p.dir); len(pids) > 0 {
+		t.Errorf("gopls still runs after debug lsp ended: %v", pids)
+	}
+}

@@ -153,14 +153,7 @@ func (r *report) diagnose(ctx context.Context, c *client, paths []string, warm b
 // one for the other files, and the servers' problems.
 func (r *report) String(worktree string) string {
 	var b strings.Builder
-	rel := func(p string) string {
-		if within(p, worktree) {
-			if r, err := filepath.Rel(worktree, p); err == nil {
-				return filepath.ToSlash(r)
-			}
-		}
-		return p
-	}
+	rel := func(p string) string { return relPath(worktree, p) }
 	for _, f := range r.files {
 		diags := sortDiagnostics(f.diags)
 		fmt.Fprintf(&b, "<diagnostics file=%q server=%q>\n", rel(f.path), f.server)
@@ -214,4 +207,73 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Check opens path (absolute) on the servers that serve it, waits up to
+// wait for their diagnostics and returns every one of them, of any
+// severity, one a line as path:line:column: severity: message (server).
+func (m *Manager) Check(ctx context.Context, path string, wait time.Duration) (string, error) {
+	servers := m.serversFor(path)
+	if !m.Enabled() || len(servers) == 0 {
+		return "", &NoServerError{Path: path}
+	}
+	deadline := time.Now().Add(wait)
+	rel := relPath(m.opts.Worktree, path)
+	var b strings.Builder
+	for _, s := range servers {
+		in, _ := m.instanceFor(s, path)
+		if in == nil {
+			continue
+		}
+		c := m.ready(ctx, in, deadline)
+		if c == nil {
+			msg := m.problem(in)
+			if msg == "" {
+				msg = fmt.Sprintf("The %s language server did not start within %s.", s.Name, wait)
+			}
+			b.WriteString(msg + "\n")
+			continue
+		}
+		since, v, err := c.sync(ctx, path)
+		if err != nil {
+			return "", fmt.Errorf("reading %s: %w", path, err)
+		}
+		u := uri.File(path)
+		if !c.waitFor(ctx, u, since, v, deadline, deadline, m.opts.Timing.Quiet) {
+			fmt.Fprintf(&b, "%s published no diagnostics for %s within %s\n", s.Name, rel, wait)
+			continue
+		}
+		diags := sortDiagnostics(c.diagnostics(u))
+		if len(diags) == 0 {
+			fmt.Fprintf(&b, "%s: no diagnostics for %s\n", s.Name, rel)
+		}
+		for _, d := range diags {
+			fmt.Fprintf(&b, "%s:%d:%d: %s: %s (%s)\n", rel, d.Range.Start.Line+1, d.Range.Start.Character+1,
+				severityName(d.Severity), strings.ReplaceAll(strings.TrimSpace(d.Message), "\n", " "), s.Name)
+		}
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// severityName names an LSP severity; none counts as an error.
+func severityName(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "error"
+}
+
+// relPath is p relative to root when it lies below it, else p.
+func relPath(root, p string) string {
+	if within(p, root) {
+		if r, err := filepath.Rel(root, p); err == nil {
+			return filepath.ToSlash(r)
+		}
+	}
+	return p
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // needGopls puts gopls on PATH (from GOPATH/bin when it is only there) or
@@ -267,5 +268,28 @@ func TestQueryGopls(t *testing.T) {
 	}
 	if _, err := m.Query(ctx, OpHover, filepath.Join(dir, "notes.txt"), 1, 1, ""); err == nil {
 		t.Error("a query on a file no server serves succeeded")
+	}
+}
+
+func TestCheckGopls(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t)
+	writeFile(t, filepath.Join(dir, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar s string = Twice(2)\n}\n")
+	m := New(Options{Servers: Builtins(), Worktree: dir})
+	defer m.Close()
+	got, err := m.Check(context.Background(), filepath.Join(dir, "main.go"), 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`main.go:3:8: error: "fmt" imported and not used (gopls)`,
+		"main.go:6:17: error: cannot use Twice(2)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Check = %q, want %q", got, want)
+		}
+	}
+	if _, err := m.Check(context.Background(), filepath.Join(dir, "README"), time.Second); err == nil {
+		t.Error("Check of a file no server serves succeeded")
 	}
 }
