@@ -128,7 +128,9 @@ func builtinCommands() []client.Command {
 	return []client.Command{
 		{Name: "new", Description: "start a new session"},
 		{Name: "sessions", Description: "switch to another session"},
-		{Name: "models", Description: "choose the model"},
+		{Name: "models", Description: "choose the model and its variant"},
+		{Name: "agents", Description: "choose the agent"},
+		{Name: "theme", Description: "choose the colours"},
 		{Name: "compact", Description: "summarise the session to free the context"},
 		{Name: "undo", Description: "undo the last message and its file changes"},
 		{Name: "redo", Description: "bring back what undo removed"},

@@ -20,11 +20,25 @@ type listDialog struct {
 	filter string
 	sel    int
 	pick   func(m *Model, it listItem) tea.Cmd
+	// actions are what other keys do to the selected item, and hint
+	// names them.
+	actions map[string]func(m *Model, it listItem) tea.Cmd
+	hint    string
+	// asking, when set, reads a line (a new title) for the item.
+	asking *lineQuestion
+}
+
+// lineQuestion reads a line of text in a dialog.
+type lineQuestion struct {
+	label, value string
+	item         listItem
+	done         func(m *Model, it listItem, value string) tea.Cmd
 }
 
 type listItem struct {
 	label, detail string
 	value         string
+	armed         bool // a destructive action waits for its second press
 }
 
 // listMsg carries a dialog whose items were loaded.
@@ -58,7 +72,26 @@ func (d *listDialog) shown() []listItem {
 
 func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	d := m.dialog
+	if q := d.asking; q != nil {
+		switch k.String() {
+		case "esc":
+			d.asking = nil
+		case "enter":
+			m.dialog = nil
+			return q.done(m, q.item, strings.TrimSpace(q.value))
+		case "backspace":
+			if r := []rune(q.value); len(r) > 0 {
+				q.value = string(r[:len(r)-1])
+			}
+		default:
+			q.value += k.Text
+		}
+		return nil
+	}
 	items := d.shown()
+	if act := d.actions[k.String()]; act != nil && d.sel < len(items) {
+		return act(m, items[d.sel])
+	}
 	switch k.String() {
 	case "esc", "ctrl+c":
 		m.dialog = nil
@@ -109,7 +142,10 @@ func (m *Model) openSessions() tea.Cmd {
 		if err != nil {
 			return listMsg{err: err}
 		}
-		d := &listDialog{title: "Sessions", pick: func(m *Model, it listItem) tea.Cmd { return m.openSessionCmd(it.value) }}
+		d := &listDialog{title: "Sessions", pick: func(m *Model, it listItem) tea.Cmd {
+			m.parents = nil
+			return m.openSessionCmd(it.value)
+		}, actions: sessionActions(), hint: "^R rename · ^D delete · ^F fork"}
 		for i, s := range list {
 			detail := ago(now, time.UnixMilli(s.Time.Updated))
 			if s.ID == current {
@@ -133,42 +169,54 @@ func (m *Model) openModels() tea.Cmd {
 		if err != nil {
 			return listMsg{err: err}
 		}
-		d := &listDialog{title: "Models", pick: func(m *Model, it listItem) tea.Cmd {
-			p, id, _ := strings.Cut(it.value, "/")
-			m.model = &client.ModelRef{ProviderID: p, ModelID: id}
-			return m.notify("model: "+it.value, false)
-		}}
-		names := map[string]string{}
-		var all []string
-		for _, p := range cat.Providers {
-			for _, md := range p.Models {
-				ref := p.ID + "/" + md.ID
-				names[ref] = md.Name
-				all = append(all, ref)
-			}
-		}
-		seen := map[string]bool{}
-		add := func(ref, tag string) {
-			if seen[ref] {
-				return
-			}
-			if _, ok := names[ref]; !ok {
-				return
-			}
-			seen[ref] = true
-			d.items = append(d.items, listItem{label: ref, detail: strings.TrimSpace(names[ref] + " " + tag), value: ref})
-		}
-		for _, r := range cat.Recent {
-			add(r.String(), "· recent")
-		}
-		for _, ref := range all {
-			add(ref, "")
-		}
-		if len(d.items) == 0 {
-			d.text = []string{"No model is available. Set a provider's API key, or run codeloop auth login."}
-		}
-		return listMsg{dialog: d}
+		return listMsg{dialog: modelsDialog(cat)}
 	}
+}
+
+// modelsDialog lists the catalog's models, the recent ones first, each
+// followed by its variants.
+func modelsDialog(cat client.ModelCatalog) *listDialog {
+	d := &listDialog{title: "Models", pick: func(m *Model, it listItem) tea.Cmd {
+		ref, variant, _ := strings.Cut(it.value, "#")
+		p, id, _ := strings.Cut(ref, "/")
+		m.model = &client.ModelRef{ProviderID: p, ModelID: id, Variant: variant}
+		return m.notify("model: "+m.modelName(), false)
+	}}
+	variants := map[string][]string{}
+	names := map[string]string{}
+	var all []string
+	for _, p := range cat.Providers {
+		for _, md := range p.Models {
+			ref := p.ID + "/" + md.ID
+			names[ref] = md.Name
+			all = append(all, ref)
+			variants[ref] = md.Variants
+		}
+	}
+	seen := map[string]bool{}
+	add := func(ref, tag string) {
+		if seen[ref] {
+			return
+		}
+		if _, ok := names[ref]; !ok {
+			return
+		}
+		seen[ref] = true
+		d.items = append(d.items, listItem{label: ref, detail: strings.TrimSpace(names[ref] + " " + tag), value: ref})
+		for _, v := range variants[ref] {
+			d.items = append(d.items, listItem{label: ref + " · " + v, detail: "variant", value: ref + "#" + v})
+		}
+	}
+	for _, r := range cat.Recent {
+		add(r.String(), "· recent")
+	}
+	for _, ref := range all {
+		add(ref, "")
+	}
+	if len(d.items) == 0 {
+		d.text = []string{"No model is available. Set a provider's API key, or run codeloop auth login."}
+	}
+	return d
 }
 
 // helpDialog lists the keys and commands.
@@ -369,6 +417,10 @@ func (m *Model) listView(width, height int) []string {
 	if d.pick != nil {
 		head = append(head, "> "+d.filter+"▏")
 	}
+	if q := d.asking; q != nil {
+		body := fit([]string{q.label}, []string{"> " + q.value + "▏"}, 0, []string{th.faint.Render("Enter save · Esc back")}, height-2)
+		return frame(th, d.title, body, width)
+	}
 	choices = append(choices, d.text...)
 	sel := d.sel
 	for i, it := range d.shown() {
@@ -385,6 +437,9 @@ func (m *Model) listView(width, height int) []string {
 	if d.pick != nil {
 		hint = "type to filter · ↑↓ Enter · Esc close"
 		sel += len(d.text)
+	}
+	if d.hint != "" {
+		hint = d.hint + " · " + hint
 	}
 	return frame(th, d.title, fit(head, choices, sel, []string{th.faint.Render(hint)}, height-2), width)
 }

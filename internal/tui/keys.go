@@ -210,6 +210,10 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.openSessions()
 	case "models", "model":
 		return m.openModels()
+	case "agents", "agent":
+		return m.openAgents()
+	case "theme", "themes":
+		return m.openThemes()
 	case "help":
 		m.dialog = helpDialog(m)
 		return nil

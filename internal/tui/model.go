@@ -29,6 +29,10 @@ type Model struct {
 	theme         theme
 	themeTag      int // changes with the theme, so cached renders are redone
 	noColor       bool
+	// themeChoice is the theme chosen (auto, dark, light, plain; "" is
+	// auto) and darkBackground what the terminal reported.
+	themeChoice    string
+	darkBackground bool
 
 	sess     *client.Session
 	parents  []string // the sessions a sub-agent's session was opened from, innermost last
@@ -113,6 +117,7 @@ func New(ctx context.Context, opts Options) *Model {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	m.darkBackground = true
 	m.theme = newTheme(m.noColor, true)
 	if opts.Model != "" {
 		if p, id, ok := strings.Cut(opts.Model, "/"); ok && p != "" && id != "" {
@@ -141,9 +146,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tea.BackgroundColorMsg:
-		m.theme = newTheme(m.noColor, msg.IsDark())
-		m.themeTag++
-		m.input.SetStyles(inputStyles(m.theme))
+		m.darkBackground = msg.IsDark()
+		m.setTheme(m.themeChoice)
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)

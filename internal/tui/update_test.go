@@ -95,7 +95,7 @@ func TestUpdate(t *testing.T) {
 			}},
 		}},
 		{"slash shows completions and tab completes", []step{
-			{msgs: typed("/"), showing: []string{"/new", "/sessions", "/help"}, hiding: []string{"/greet"}},
+			{msgs: typed("/"), showing: []string{"/new", "/sessions", "/models"}, hiding: []string{"/greet"}},
 			{msgs: keys("up"), showing: []string{"/greet", "Greets someone"}, hiding: []string{"/new"}},
 			{msgs: typed("gr"), showing: []string{"/greet"}, hiding: []string{"/sessions"}},
 			{msgs: keys("tab"), check: func(t *testing.T, m *Model, _ tea.Cmd) {

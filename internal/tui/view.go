@@ -183,6 +183,8 @@ func (m *Model) statusLine() string {
 // modelName is the model the next prompt goes to, as provider/model.
 func (m *Model) modelName() string {
 	switch {
+	case m.model != nil && m.model.Variant != "":
+		return m.model.String() + " · " + m.model.Variant
 	case m.model != nil:
 		return m.model.String()
 	case m.sess != nil && m.sess.Model != nil:
