@@ -136,6 +136,9 @@ step
 call c3 write {"filePath":"util.go","content":"package main\n\n// Twice doubles n.\nfunc Twice(n int) int {\n        return 2*n\n}\n"}
 finish tool-calls
 step
+call c4 lsp {"operation":"goToDefinition","filePath":"main.go","line":4,"character":7}
+finish tool-calls
+step
 text done
 finish stop
 `
@@ -159,9 +162,38 @@ finish stop
 	if got, want := p.read("util.go"), "package main\n\n// Twice doubles n.\nfunc Twice(n int) int {\n\treturn 2 * n\n}\n"; got != want {
 		t.Errorf("util.go = %q, want it gofmt-formatted", got)
 	}
+	if r := res["c4"]; r != "util.go:4:6: func Twice(n int) int {" {
+		t.Errorf("the lsp tool's goToDefinition returned %q", r)
+	}
+	// The lsp tool is offered once a server runs, not before.
+	reqs := p.model.Requests()
+	if offersTool(t, reqs[0].Body, "lsp") || !offersTool(t, reqs[1].Body, "lsp") {
+		t.Errorf("lsp tool offered before any server ran: %v, after: %v", offersTool(t, reqs[0].Body, "lsp"), offersTool(t, reqs[1].Body, "lsp"))
+	}
 	if pids := serverProcs("gopls", p.dir); len(pids) > 0 {
 		t.Errorf("gopls still runs after codeloop exited: %v", pids)
 	}
+}
+
+// offersTool reports whether a chat completions request lists the tool.
+func offersTool(t *testing.T, body []byte, name string) bool {
+	t.Helper()
+	var req struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range req.Tools {
+		if tl.Function.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func TestLSPOffPath(t *testing.T) {
@@ -190,6 +222,11 @@ finish stop
 	}
 	if !strings.Contains(p.read("main.go"), "var s string = Twice(2)") {
 		t.Error("the write did not happen")
+	}
+	for i, r := range p.model.Requests() {
+		if offersTool(t, r.Body, "lsp") {
+			t.Errorf("request %d offers the lsp tool with no server installed", i)
+		}
 	}
 }
 
