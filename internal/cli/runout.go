@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +46,10 @@ type runOutput struct {
 	// not the answer and is not printed as one.
 	summaries map[string]bool
 
+	// held are ended text parts not yet printed as JSON: they wait for
+	// their step's end.
+	held []*message.TextPart
+
 	// flush, when set, writes out what stdout buffers; it runs before
 	// anything goes to stderr, so the two streams keep their order.
 	flush func() error
@@ -74,6 +79,14 @@ func (o *runOutput) emit(typ string, fields map[string]any) {
 		return
 	}
 	fmt.Fprintf(o.stdout, "%s\n", b)
+}
+
+// emitHeld prints the held text parts.
+func (o *runOutput) emitHeld() {
+	for _, p := range o.held {
+		o.emit("text", map[string]any{"part": p})
+	}
+	o.held = nil
 }
 
 // endLine ends a line of streamed text before other output.
@@ -133,6 +146,9 @@ func (o *runOutput) part(p message.Part) {
 	}
 	id := p.Base().ID
 	o.kinds[id] = p.Type()
+	if t, ok := p.(*message.TextPart); ok && t.Ignored {
+		o.held = slices.DeleteFunc(o.held, func(h *message.TextPart) bool { return h.ID == id })
+	}
 	if o.done[id] {
 		return
 	}
@@ -142,8 +158,19 @@ func (o *runOutput) part(p message.Part) {
 			return
 		}
 		o.done[id] = true
+		if p.Ignored {
+			// A retried attempt's text: the retry's answer replaces it.
+			if !o.json && o.printed[id] > 0 {
+				o.endLine()
+				o.flushStdout()
+				fmt.Fprintln(o.stderr, o.paint("33", "(the connection dropped: the text above is incomplete, the answer follows)"))
+			}
+			return
+		}
 		if o.json {
-			o.emit("text", map[string]any{"part": p})
+			// Held until the step ends: an attempt that fails and is
+			// retried discards its text.
+			o.held = append(o.held, p)
 			return
 		}
 		if n := o.printed[id]; n < len(p.Text) {
@@ -178,6 +205,7 @@ func (o *runOutput) part(p message.Part) {
 	case *message.StepFinishPart:
 		o.done[id] = true
 		if o.json {
+			o.emitHeld()
 			o.emit("step_finish", map[string]any{"part": p})
 		}
 	case *message.PatchPart:
@@ -207,6 +235,7 @@ func (o *runOutput) error(e *message.Error) {
 	}
 	o.failed = true
 	if o.json {
+		o.emitHeld()
 		o.emit("error", map[string]any{"error": e})
 		return
 	}
@@ -215,7 +244,10 @@ func (o *runOutput) error(e *message.Error) {
 	fmt.Fprintln(o.stderr, o.paint("31", "Error: "+e.Error()))
 }
 
-func (o *runOutput) finish() { o.endLine() }
+func (o *runOutput) finish() {
+	o.emitHeld()
+	o.endLine()
+}
 
 // status reports on standard error (or as a status event in JSON) what
 // the session waits for: a retry of the model request, or another process

@@ -94,6 +94,9 @@ func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 
 	for {
 		fail := p.stream(ctx, req)
+		if fail != nil && p.willRetry(ctx, fail) {
+			p.discardText()
+		}
 		p.closeBlocks()
 		if p.w.failure() != nil {
 			p.waitTools(abortGrace)
@@ -155,6 +158,36 @@ func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 			p.complete(message.FromError(fail))
 			return outContinue
 		}
+	}
+}
+
+// willRetry reports whether a failed attempt will be made again.
+func (p *processor) willRetry(ctx context.Context, fail *llm.Error) bool {
+	return ctx.Err() == nil && p.w.failure() == nil && fail.Retryable() && fail.Kind != llm.ErrContextOverflow &&
+		*p.retries < p.e.cfg.MaxRetries && fail.RetryAfter <= p.e.cfg.MaxRetryWait
+}
+
+// discardedNote is the metadata note on text an attempt streamed before it
+// failed and was retried.
+const discardedNote = "the connection dropped before this text was complete; the answer was asked for again"
+
+// discardText marks the text of a failed attempt that will be retried as
+// discarded: the model does not see it again (it is ignored) and front ends
+// know that what follows replaces it.
+func (p *processor) discardText() {
+	p.w.mu.Lock()
+	defer p.w.mu.Unlock()
+	for _, part := range p.w.parts {
+		t, ok := part.(*message.TextPart)
+		if !ok || t.Synthetic || t.Ignored {
+			continue
+		}
+		t.Ignored = true
+		if t.Metadata == nil {
+			t.Metadata = map[string]any{}
+		}
+		t.Metadata["discarded"] = discardedNote
+		p.w.touch(t)
 	}
 }
 
