@@ -83,6 +83,9 @@ type App struct {
 	Snapshots *snapshot.Store
 	// Questions holds the question tool's questions waiting for the user.
 	Questions *tool.Questions
+	// Extensions are the project's hooks and custom tools, and the
+	// project's trust.
+	Extensions *Extensions
 	// LSP runs the project's language servers.
 	LSP *lsp.Manager
 
@@ -209,6 +212,12 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		task.New(task.Options{Agents: a.Agents, Runner: run, Depth: depth, PrimaryTools: cfg.Experimental.PrimaryTools}),
 		skill.NewTool(skills),
 	)
+	a.Extensions = openExtensions(ctx, extOptions{opts: opts, loaded: loaded, dir: dir, worktree: a.Worktree,
+		noClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_HOOKS"), truncator: truncator, bus: a.Bus})
+	for _, t := range a.Extensions.Tools {
+		builtin = append(builtin, t)
+	}
+	hk := newHooks(a.Extensions.runner, func() *session.Sessions { return a.Sessions }, opts.Log)
 
 	a.Models = provider.New(provider.Options{Config: cfg, Dirs: opts.Dirs, Getenv: opts.Getenv,
 		UserAgent: "codeloop/" + opts.Version, Log: opts.Log})
@@ -218,7 +227,8 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.Engine, err = session.New(session.Config{
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
 		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)},
-		Permissions: a.Permissions,
+		Permissions: withCustomAsk(a.Permissions, a.Extensions.Tools),
+		Hooks:       hk,
 		System:      &system{b: builder, skills: skills, mcp: a.MCP},
 		Reminders:   reminders{},
 		Texts: session.Texts{
@@ -248,6 +258,8 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	run.eng = a.Engine
 	run.mu.Unlock()
 	a.closers = append(a.closers, func() error { a.Engine.Close(); return nil })
+	stopNotify := hk.notify(a.Bus)
+	a.closers = append(a.closers, func() error { stopNotify(); hk.end(); return nil })
 	return a, nil
 }
 

@@ -1,0 +1,396 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/hook"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/tool"
+	"github.com/codeloop/codeloop/internal/tool/custom"
+)
+
+// HookNotice is the bus event of a hook's notice for the user (a failure,
+// a timeout, a systemMessage); its properties are a hook.Notice.
+const HookNotice = "hook.notice"
+
+// sessionEndBudget bounds how long closing the app waits for SessionEnd
+// hooks.
+const sessionEndBudget = 5 * time.Second
+
+// Extensions are the project's hooks and custom tools, and what the
+// user's trust says of those that come from the project itself.
+type Extensions struct {
+	// Dir is the project directory trust is recorded for.
+	Dir string
+	// State is the project's trust: hooks and tools from its files run
+	// only when Trusted.
+	State hook.TrustState
+	// Digest sums up the project's hooks and tools as they are now.
+	Digest string
+	// Skipped are the project's hooks that do not run, and SkippedTools
+	// its custom tools not offered, because the project is not trusted.
+	Skipped      []hook.Handler
+	SkippedTools []string
+	// Hooks and Tools are what runs.
+	Hooks *hook.Set
+	Tools []*custom.Tool
+	// Problems are hooks and tools left out because they are broken.
+	Problems []string
+
+	trust  *hook.Trust
+	runner *hook.Runner
+}
+
+// Untrusted reports whether the project has hooks or tools that do not run
+// for want of trust.
+func (x *Extensions) Untrusted() bool { return len(x.Skipped) > 0 || len(x.SkippedTools) > 0 }
+
+// TrustProject trusts the project's hooks and tools as they are now; they
+// run from the next start on.
+func (a *App) TrustProject() error {
+	return a.Extensions.trust.Set(a.Extensions.Dir, a.Extensions.Digest, time.Now())
+}
+
+// RevokeTrust forgets the project's trust.
+func (a *App) RevokeTrust() error { return a.Extensions.trust.Revoke(a.Extensions.Dir) }
+
+// extOptions are what openExtensions reads.
+type extOptions struct {
+	opts      Options
+	loaded    *config.Loaded
+	dir       string
+	worktree  string
+	noClaude  bool
+	truncator *tool.Truncator
+	bus       *bus.Bus
+}
+
+// openExtensions gathers the hooks (Claude Code's settings files and the
+// config's hooks key) and the custom tools (~/.config/codeloop/tools,
+// .codeloop/tools from the worktree root down, the config's custom_tools),
+// keeping back those of the project unless the user trusts it.
+func openExtensions(ctx context.Context, o extOptions) *Extensions {
+	x := &Extensions{Dir: o.worktree, trust: hook.OpenTrust(filepath.Join(o.opts.Dirs.State, "trust.json"))}
+	user := userDirs(o.opts)
+	isProject := func(path string) bool { return projectPath(path, o.worktree, user) }
+
+	var sources []hook.Source
+	if !o.noClaude {
+		claudeDir := o.opts.Getenv("CLAUDE_CONFIG_DIR")
+		if claudeDir == "" && o.opts.Dirs.Home != "" {
+			claudeDir = filepath.Join(o.opts.Dirs.Home, ".claude")
+		}
+		srcs, errs := hook.ClaudeSources(hook.ClaudeOptions{UserDir: claudeDir, Dir: o.dir, Worktree: o.worktree})
+		sources = append(sources, srcs...)
+		for _, err := range errs {
+			x.Problems = append(x.Problems, err.Error())
+		}
+	}
+	sources = append(sources, configSources(o.loaded.Config.Hooks, isProject)...)
+
+	var userTools, projectTools []string
+	if o.opts.Dirs.Config != "" {
+		userTools = append(userTools, filepath.Join(o.opts.Dirs.Config, "tools"))
+	}
+	for _, d := range ancestorsDown(o.dir, o.worktree) {
+		projectTools = append(projectTools, filepath.Join(d, ".codeloop", "tools"))
+	}
+	fromProject := isProject(o.loaded.Sources["custom_tools"])
+	for _, p := range o.loaded.Config.CustomTools {
+		if fromProject || isProject(p) {
+			projectTools = append(projectTools, p)
+		} else {
+			userTools = append(userTools, p)
+		}
+	}
+	userFiles, projectFiles := custom.Find(userTools), custom.Find(projectTools)
+	projectFiles = slices.DeleteFunc(projectFiles, func(p string) bool { return slices.Contains(userFiles, p) })
+
+	scripts := hook.ScriptFiles(o.worktree)
+	if o.dir != o.worktree {
+		scripts = append(scripts, hook.ScriptFiles(o.dir)...)
+	}
+	x.Digest = hook.Digest(sources, append(scripts, projectFiles...))
+	x.State = x.trust.State(x.Dir, x.Digest)
+	trusted := x.State == hook.Trusted
+
+	x.Hooks = hook.Build(sources, trusted)
+	x.Skipped = x.Hooks.Skipped()
+	x.Problems = append(x.Problems, x.Hooks.Warnings()...)
+	files := userFiles
+	if trusted {
+		files = append(files, projectFiles...)
+	} else {
+		x.SkippedTools = projectFiles
+	}
+	if len(files) > 0 {
+		tools, errs := custom.Load(ctx, files, custom.Options{Truncator: o.truncator, Log: o.opts.Log})
+		x.Tools = tools
+		for _, err := range errs {
+			x.Problems = append(x.Problems, err.Error())
+		}
+	}
+	for _, p := range x.Problems {
+		o.opts.Log.Warn("hooks and custom tools", "problem", p)
+	}
+	var servers []string
+	for name := range o.loaded.Config.MCP {
+		servers = append(servers, name)
+	}
+	x.runner = hook.NewRunner(x.Hooks, hook.Options{ProjectDir: o.dir, Shell: "", Names: hook.Names{MCPServers: servers},
+		Log: o.opts.Log, Notify: func(n hook.Notice) {
+			o.bus.Publish(context.Background(), bus.Event{Type: HookNotice, SessionID: n.SessionID, Properties: n})
+		}})
+	return x
+}
+
+// configSources turns the config's hook groups into sources, one per file.
+func configSources(h config.Hooks, isProject func(string) bool) []hook.Source {
+	byOrigin := map[string]hook.Spec{}
+	var order []string
+	events := make([]string, 0, len(h))
+	for e := range h {
+		events = append(events, e)
+	}
+	slices.Sort(events)
+	for _, event := range events {
+		for _, g := range h[event] {
+			spec, ok := byOrigin[g.Source]
+			if !ok {
+				spec = hook.Spec{}
+				byOrigin[g.Source] = spec
+				order = append(order, g.Source)
+			}
+			gs := hook.GroupSpec{Matcher: g.Matcher}
+			for _, hd := range g.Hooks {
+				gs.Hooks = append(gs.Hooks, hook.HandlerSpec{Type: hd.Type, Command: hd.Command, Args: hd.Args, Timeout: hd.Timeout})
+			}
+			spec[event] = append(spec[event], gs)
+		}
+	}
+	out := make([]hook.Source, 0, len(order))
+	for _, o := range order {
+		out = append(out, hook.Source{Origin: o, Project: isProject(o), Hooks: byOrigin[o]})
+	}
+	return out
+}
+
+// userDirs are the user's own configuration directories: files there are
+// the user's even when the project lies around them.
+func userDirs(o Options) []string {
+	var out []string
+	if o.Dirs.Config != "" {
+		out = append(out, o.Dirs.Config)
+	}
+	if h := o.Dirs.Home; h != "" {
+		out = append(out, filepath.Join(h, ".claude"), filepath.Join(h, ".config"), filepath.Join(h, ".codeloop"),
+			filepath.Join(h, ".opencode"))
+	}
+	if d := o.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		out = append(out, d)
+	}
+	return out
+}
+
+// projectPath reports whether path is a file of the project: inside the
+// worktree and not inside one of the user's directories. Names that are
+// not paths (an environment variable's) are the user's.
+func projectPath(path, worktree string, user []string) bool {
+	if !filepath.IsAbs(path) || worktree == "" {
+		return false
+	}
+	for _, u := range user {
+		if within(path, u) {
+			return false
+		}
+	}
+	return within(path, worktree)
+}
+
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// ancestorsDown lists the directories from worktree down to dir.
+func ancestorsDown(dir, worktree string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		out = append(out, d)
+		if d == worktree || filepath.Dir(d) == d || !within(d, worktree) {
+			break
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// customAsk makes custom tools ask by default: a call that only a rule
+// for every permission ("*") would allow is asked about; a rule naming the
+// tool decides as usual.
+type customAsk struct {
+	inner session.Permissions
+	names map[string]bool
+}
+
+func withCustomAsk(p session.Permissions, tools []*custom.Tool) session.Permissions {
+	if len(tools) == 0 {
+		return p
+	}
+	names := map[string]bool{}
+	for _, t := range tools {
+		names[t.ID()] = true
+	}
+	return customAsk{inner: p, names: names}
+}
+
+func (c customAsk) Ask(ctx context.Context, rules permission.Ruleset, req permission.Request) error {
+	if c.names[req.Permission] {
+		for _, p := range req.Patterns {
+			if r, ok := permission.Evaluate(req.Permission, p, rules); ok && r.Action == permission.Allow && r.Permission != req.Permission {
+				rules = append(slices.Clip(rules), permission.Rule{Permission: req.Permission, Pattern: "*", Action: permission.Ask})
+				break
+			}
+		}
+	}
+	return c.inner.Ask(ctx, rules, req)
+}
+
+// hooks runs the user's hooks for the session engine, and SessionStart
+// before a session's first prompt in this process.
+type hooks struct {
+	r        *hook.Runner
+	sessions func() *session.Sessions
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	started map[string]bool // sessions whose SessionStart hooks ran
+}
+
+func newHooks(r *hook.Runner, sessions func() *session.Sessions, log *slog.Logger) *hooks {
+	return &hooks{r: r, sessions: sessions, log: log, started: map[string]bool{}}
+}
+
+func (h *hooks) Hook(ctx context.Context, in session.HookInput) session.HookResult {
+	var pre []string
+	if in.Event == session.HookUserPromptSubmit {
+		pre = h.sessionStart(ctx, in.SessionID)
+	}
+	if !h.r.Has(in.Event) {
+		return session.HookResult{Context: pre}
+	}
+	hin := hook.Input{Event: in.Event, SessionID: in.SessionID, Cwd: in.Directory, Tool: in.Tool, ToolInput: in.ToolInput,
+		ToolUseID: in.CallID, Error: in.Error, Duration: in.Duration, Prompt: in.Prompt,
+		StopHookActive: in.StopActive, LastAssistantMessage: in.LastMessage}
+	if in.Event == session.HookSubagentStop {
+		hin.AgentType = in.Agent
+	}
+	if in.Result != nil {
+		hin.ToolResponse = toolResponse(in.Tool, in.ToolInput, in.Result)
+	}
+	r := h.r.Run(ctx, hin)
+	return session.HookResult{Block: r.Block, Reason: r.Reason, Permission: r.Permission, UpdatedInput: r.UpdatedInput,
+		Context: append(pre, r.Context...), UpdatedOutput: r.UpdatedOutput, Halt: r.Halt, HaltReason: r.HaltReason}
+}
+
+// sessionStart runs the SessionStart hooks the first time this process
+// sees the session ("startup" for a new session, "resume" otherwise) and
+// returns the context they add.
+func (h *hooks) sessionStart(ctx context.Context, sessionID string) []string {
+	h.mu.Lock()
+	seen := h.started[sessionID]
+	h.started[sessionID] = true
+	h.mu.Unlock()
+	if seen || !h.r.Has(hook.SessionStart) {
+		return nil
+	}
+	source := "startup"
+	if msgs, err := h.sessions().Messages(ctx, sessionID); err == nil && len(msgs) > 0 {
+		source = "resume"
+	}
+	return h.r.Run(ctx, hook.Input{Event: hook.SessionStart, SessionID: sessionID, Source: source}).Context
+}
+
+// end runs the SessionEnd hooks of the sessions started in this process.
+func (h *hooks) end() {
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.started))
+	for id := range h.started {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	if len(ids) == 0 || !h.r.Has(hook.SessionEnd) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sessionEndBudget)
+	defer cancel()
+	slices.Sort(ids)
+	for _, id := range ids {
+		h.r.Run(ctx, hook.Input{Event: hook.SessionEnd, SessionID: id, Reason: "other"})
+	}
+}
+
+// notify runs Notification hooks whenever a permission is asked, until
+// stop is called.
+func (h *hooks) notify(b *bus.Bus) (stop func()) {
+	if !h.r.Has(hook.Notification) {
+		return func() {}
+	}
+	sub := b.Subscribe(bus.Filter{Types: []string{bus.PermissionAsked}}, 64)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-sub.C:
+				req, ok := ev.Properties.(permission.Request)
+				if !ok {
+					continue
+				}
+				msg := fmt.Sprintf("codeloop needs your permission to use %s", req.Permission)
+				if len(req.Patterns) > 0 {
+					msg += " (" + strings.Join(req.Patterns, ", ") + ")"
+				}
+				h.r.Run(ctx, hook.Input{Event: hook.Notification, SessionID: req.SessionID, Message: msg,
+					Title: "Permission needed", NotificationType: "permission_prompt"})
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		sub.Close()
+		<-done
+	}
+}
+
+// toolResponse is a call's result as Claude Code's hooks expect it:
+// Bash's {stdout, stderr, interrupted, isImage}, Write's and Edit's
+// {filePath, success}, and for other tools the output, title and
+// metadata.
+func toolResponse(id string, input []byte, res *tool.Result) any {
+	switch id {
+	case "bash":
+		return map[string]any{"stdout": res.Output, "stderr": "", "interrupted": false, "isImage": false}
+	case "write", "edit":
+		var in struct {
+			FilePath string `json:"filePath"`
+		}
+		_ = json.Unmarshal(input, &in)
+		return map[string]any{"filePath": in.FilePath, "success": true, "output": res.Output}
+	}
+	return map[string]any{"output": res.Output, "title": res.Title, "metadata": res.Metadata}
+}
