@@ -14,7 +14,7 @@ import (
 
 // needGopls puts gopls on PATH (from GOPATH/bin when it is only there) or
 // skips the test.
-func needGopls(t *testing.T) {
+func needGopls(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("gopls"); err == nil {
 		return
@@ -30,7 +30,7 @@ func needGopls(t *testing.T) {
 	t.Skip("gopls is not installed: go install golang.org/x/tools/gopls@v0.21.1 (.ci/run does)")
 }
 
-func writeFile(t *testing.T, path, text string) {
+func writeFile(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
