@@ -89,7 +89,7 @@ func (m *Model) load() tea.Cmd {
 			}
 		}
 		if sess != nil {
-			msgs, err := c.Messages(ctx, sess.ID, client.MessagesOptions{})
+			msgs, err := c.Messages(ctx, sess.ID, client.MessagesOptions{Limit: pageMessages})
 			if err != nil {
 				fail(err)
 			}
@@ -154,7 +154,7 @@ func (m *Model) openSessionCmd(id string) tea.Cmd {
 		if err != nil {
 			return sessionMsg{err: err}
 		}
-		msgs, err := c.Messages(ctx, id, client.MessagesOptions{})
+		msgs, err := c.Messages(ctx, id, client.MessagesOptions{Limit: pageMessages})
 		if err != nil {
 			return sessionMsg{err: err}
 		}

@@ -107,7 +107,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "pgup":
 		m.tr.scroll(-max(1, m.transcriptHeight()-2), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
-		return nil
+		return m.maybeLoadOlder()
 	case "pgdown":
 		m.tr.scroll(max(1, m.transcriptHeight()-2), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
 		return nil

@@ -48,6 +48,10 @@ type Model struct {
 	// revertFrom hides the messages from this id on: the session was
 	// reverted to before it.
 	revertFrom string
+	// older says the store may hold messages older than those shown;
+	// loadingOlder that a page of them is being read.
+	older        bool
+	loadingOlder bool
 
 	input textarea.Model
 	comp  completion
@@ -153,6 +157,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
+	case olderMsg:
+		return m, m.olderMsg(msg)
 	case editorDoneMsg:
 		return m, m.editorDone(msg)
 	case filesMsg:
@@ -227,6 +233,7 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	}
 	if msg.sess != nil {
 		m.openSession(*msg.sess, msg.msgs)
+		cmds = append(cmds, m.maybeLoadOlder())
 	}
 	if msg.status.Type == client.StatusBusy || msg.status.Type == client.StatusRetry {
 		cmds = append(cmds, m.setStatus(msg.status))
@@ -262,6 +269,7 @@ func (m *Model) openSession(sess client.Session, msgs []client.Message) {
 	m.usage = usage{}
 	m.todos = nil
 	m.revertFrom = revertPoint(sess.Revert)
+	m.older, m.loadingOlder = len(msgs) >= pageMessages, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	if sess.Agent != "" && m.opts.Agent == "" && sess.ParentID == "" {
 		m.agent = sess.Agent
@@ -279,7 +287,7 @@ func (m *Model) sessionMsg(msg sessionMsg) tea.Cmd {
 		return m.failed("opening the session", msg.err)
 	}
 	m.openSession(msg.sess, msg.msgs)
-	return m.setStatus(msg.status)
+	return tea.Batch(m.setStatus(msg.status), m.maybeLoadOlder())
 }
 
 // busy reports whether the current session's loop runs.
@@ -571,6 +579,7 @@ func (m *Model) newSession() {
 	m.selected = ""
 	m.usage = usage{}
 	m.todos, m.revertFrom = nil, ""
+	m.older, m.loadingOlder = false, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	m.spinTag++
 }

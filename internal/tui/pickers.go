@@ -59,7 +59,7 @@ func sessionActions() map[string]func(m *Model, it listItem) tea.Cmd {
 				if err != nil {
 					return sessionMsg{err: err}
 				}
-				msgs, err := c.Messages(ctx, s.ID, client.MessagesOptions{})
+				msgs, err := c.Messages(ctx, s.ID, client.MessagesOptions{Limit: pageMessages})
 				return sessionMsg{sess: s, msgs: msgs, err: err}
 			}
 		},

@@ -108,6 +108,26 @@ func (t *transcript) put(e entry) {
 	}
 }
 
+// prepend adds entries that all sort before the first entry, in one
+// move; entries that do not are put one by one.
+func (t *transcript) prepend(es []entry) {
+	if len(es) == 0 {
+		return
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].key() < es[j].key() })
+	if len(t.entries) > 0 && es[len(es)-1].key() >= t.entries[0].key() {
+		for _, e := range es {
+			t.put(e)
+		}
+		return
+	}
+	t.entries = append(es, t.entries...)
+	t.stale = true
+	if !t.follow {
+		t.top.entry += len(es)
+	}
+}
+
 // remove deletes the entry with key.
 func (t *transcript) remove(key string) {
 	t.reindex()
