@@ -137,6 +137,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newAuthCmd(e),
 		newACPCmd(e),
 		newServeCmd(e), newAttachCmd(e),
+		newTrustCmd(e),
 	)
 	return root
 }

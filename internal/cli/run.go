@@ -149,6 +149,7 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 		return err
 	}
 	defer a.Close()
+	reportTrust(e.stderr, a.Extensions)
 
 	// Everything that can fail is checked before a session is written:
 	// the agent, the session to continue, the command, the files and the
@@ -226,7 +227,9 @@ wait:
 	for {
 		select {
 		case ev := <-sub.C:
-			out.event(ev)
+			if !hookNotice(out, ev) {
+				out.event(ev)
+			}
 			if len(sub.C) == 0 {
 				out.flushStdout()
 			}
@@ -240,7 +243,9 @@ wait:
 	for drained := false; !drained; {
 		select {
 		case ev := <-sub.C:
-			out.event(ev)
+			if !hookNotice(out, ev) {
+				out.event(ev)
+			}
 		default:
 			drained = true
 		}
