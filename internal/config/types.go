@@ -37,8 +37,8 @@ type Config struct {
 	Agent             map[string]Agent    `json:"agent,omitempty" jsonschema:"agents by name"`
 	Provider          map[string]Provider `json:"provider,omitempty" jsonschema:"provider settings and custom providers by id"`
 	MCP               map[string]MCP      `json:"mcp,omitempty" jsonschema:"MCP servers by name"`
-	Formatter         json.RawMessage     `json:"formatter,omitempty" jsonschema:"true enables the built-in formatters; an object also overrides or adds formatters"`
-	LSP               json.RawMessage     `json:"lsp,omitempty" jsonschema:"true enables the built-in language servers; an object also overrides or adds servers"`
+	Formatter         json.RawMessage     `json:"formatter,omitempty" jsonschema:"formatters run after edits when installed (true, the default); false turns them off; an object disables, changes or adds formatters by name"`
+	LSP               json.RawMessage     `json:"lsp,omitempty" jsonschema:"language servers report errors after edits when installed (true, the default); false turns them off; an object disables, changes or adds servers by name"`
 	Instructions      []string            `json:"instructions,omitempty" jsonschema:"extra instruction files or globs added to the system prompt"`
 	Layout            string              `json:"layout,omitempty" jsonschema:"deprecated"`
 	Permission        Permission          `json:"permission,omitempty" jsonschema:"permission rules"`
