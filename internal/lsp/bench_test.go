@@ -60,3 +60,25 @@ func BenchmarkDiagnoseNoServer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiagnoseGoplsCold measures the first edit of a session: gopls
+// starts, loads the module and reports.
+func BenchmarkDiagnoseGoplsCold(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts gopls")
+	}
+	needGopls(b)
+	dir := b.TempDir()
+	writeFile(b, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	mainGo := filepath.Join(dir, "main.go")
+	writeFile(b, mainGo, "package main\n\nfunc main() {\n\tvar s string = 1\n\tprintln(s)\n}\n")
+	for b.Loop() {
+		m := New(Options{Servers: Builtins(), Worktree: dir})
+		if out := m.Diagnose(context.Background(), []string{mainGo}); out == "" {
+			b.Fatal("no diagnostics at the first edit")
+		}
+		b.StopTimer()
+		m.Close()
+		b.StartTimer()
+	}
+}
