@@ -79,7 +79,33 @@ func (p *processor) process(ctx context.Context, req *llm.Request) (outcome, err
 	if err := p.w.failure(); err != nil {
 		return outStop, err
 	}
+	if out == outOverflow && p.empty() {
+		// The request was refused as too large before anything came
+		// back: the compaction replays the prompt, and an empty answer
+		// would stay in the transcript.
+		if err := p.e.sessions.removeMessage(p.w.ctx, p.w.info.SessionID, p.w.info.ID); err != nil {
+			return outStop, err
+		}
+	}
 	return out, nil
+}
+
+// empty reports whether the step's message holds nothing but its start.
+func (p *processor) empty() bool {
+	p.w.mu.Lock()
+	defer p.w.mu.Unlock()
+	for _, part := range p.w.parts {
+		switch part := part.(type) {
+		case *message.StepStartPart:
+		case *message.TextPart:
+			if !part.Ignored {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {

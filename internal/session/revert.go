@@ -259,13 +259,20 @@ func (e *Engine) cleanupRevert(ctx context.Context, sessionID string) error {
 			}
 		}
 		for _, m := range rest {
-			if err := e.sessions.store.DeleteMessage(ctx, m.Info.ID); err != nil {
+			if err := e.sessions.removeMessage(ctx, sessionID, m.Info.ID); err != nil {
 				return err
 			}
-			e.sessions.publish(ctx, bus.MessageRemoved, sessionID, map[string]string{
-				"sessionID": sessionID, "messageID": m.Info.ID})
 		}
 	}
 	_, err = e.sessions.Update(ctx, sessionID, func(i *Info) { i.Revert = nil })
 	return err
+}
+
+// removeMessage deletes a message with its parts and tells subscribers.
+func (s *Sessions) removeMessage(ctx context.Context, sessionID, messageID string) error {
+	if err := s.store.DeleteMessage(ctx, messageID); err != nil {
+		return err
+	}
+	s.publish(ctx, bus.MessageRemoved, sessionID, map[string]string{"sessionID": sessionID, "messageID": messageID})
+	return nil
 }
