@@ -253,17 +253,12 @@ func (t *Tool) Run(ctx context.Context, call *tool.Call) (*tool.Result, error) {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the %s tool did not finish within %s and was stopped", t.name, t.timeout)
+	case errors.As(err, new(*signalError)):
+		return nil, fmt.Errorf("the %s tool crashed (%v):\n%s", t.name, err, errorText(stderr))
 	case err != nil:
 		return nil, fmt.Errorf("the %s tool could not run: %w", t.name, err)
 	case code != 0:
-		msg := strings.TrimSpace(string(stderr))
-		if len(msg) > maxStderr {
-			msg = msg[:maxStderr] + "\n[error output cut]"
-		}
-		if msg == "" {
-			msg = "no error output"
-		}
-		return nil, fmt.Errorf("the %s tool failed with exit status %d:\n%s", t.name, code, msg)
+		return nil, fmt.Errorf("the %s tool failed with exit status %d:\n%s", t.name, code, errorText(stderr))
 	}
 	res := &tool.Result{Title: t.name, Output: string(stdout)}
 	if t.opts.Truncator != nil {
@@ -302,11 +297,28 @@ func run(ctx context.Context, path string, args []string, dir string, env []stri
 	case errors.As(err, &ee):
 		code := ee.ExitCode()
 		if code < 0 {
-			return stdout.bytes(), stderr.bytes(), code, fmt.Errorf("it was ended by a signal (%v)", ee.ProcessState)
+			return stdout.bytes(), stderr.bytes(), code, &signalError{state: ee.ProcessState.String()}
 		}
 		return stdout.bytes(), stderr.bytes(), code, nil
 	}
 	return nil, nil, -1, err
+}
+
+// signalError is a process ended by a signal.
+type signalError struct{ state string }
+
+func (e *signalError) Error() string { return e.state }
+
+// errorText is a failed call's standard error for the model, bounded.
+func errorText(stderr []byte) string {
+	msg := strings.TrimSpace(string(stderr))
+	if len(msg) > maxStderr {
+		msg = msg[:maxStderr] + "\n[error output cut]"
+	}
+	if msg == "" {
+		msg = "no error output"
+	}
+	return msg
 }
 
 func firstLine(b []byte) string {
