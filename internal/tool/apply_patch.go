@@ -105,6 +105,16 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 		publishEdited(ctx, env, call, p)
 	}
 	note := env.afterChange(ctx, call, plan.targets())
+	for i, c := range plan.changes {
+		// A formatter changed the file: the diff shows what it holds now.
+		if now, err := readRegular(c.dest); c.kind != 'D' && err == nil && string(now) != c.after {
+			d := unifiedDiff(c.dest, c.before, string(now))
+			diffs[i] = d
+			add, del := diffStats(d)
+			files[i]["patch"], files[i]["additions"], files[i]["deletions"] = d, add, del
+			diff = strings.Join(diffs, "\n")
+		}
+	}
 	return &Result{
 		Title:    strings.Join(summary, ", "),
 		Output:   "Success. Updated the following files:\n" + strings.Join(summary, "\n") + note,

@@ -94,6 +94,7 @@ func TestDiffShowsFormattedContent(t *testing.T) {
 	}{
 		{"write", map[string]any{"filePath": "a.txt", "content": "new  \n"}},
 		{"edit", map[string]any{"filePath": "a.txt", "oldString": "old", "newString": "new  "}},
+		{"apply_patch", map[string]any{"patchText": "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new  \n*** End Patch"}},
 	} {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"a.txt": "old\n"})
@@ -111,6 +112,11 @@ func TestDiffShowsFormattedContent(t *testing.T) {
 		diff, _ := res.Metadata["diff"].(string)
 		if !strings.Contains(diff, "+new\n") || strings.Contains(diff, "+new  ") {
 			t.Errorf("%s: diff %q, want the formatted content", tt.tool, diff)
+		}
+		if files, ok := res.Metadata["files"].([]map[string]any); ok {
+			if patch, _ := files[0]["patch"].(string); patch != diff {
+				t.Errorf("%s: the file's patch %q differs from the diff %q", tt.tool, patch, diff)
+			}
 		}
 	}
 }
