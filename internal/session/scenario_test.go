@@ -95,6 +95,7 @@ type scenario struct {
 	compactAuto *bool
 	compactTail *int
 	manualAfter bool // run a manual compaction after the prompts
+	prune       *bool
 }
 
 func (s *scenario) directives(t *testing.T, src string) {
@@ -139,6 +140,9 @@ func (s *scenario) directives(t *testing.T, src string) {
 			s.compactTail = &n
 		case "compact":
 			s.manualAfter = true
+		case "prune":
+			b := rest == "true"
+			s.prune = &b
 		default:
 			t.Fatalf("unknown directive %q", line)
 		}
@@ -197,7 +201,7 @@ func runScenario(t *testing.T, path string) {
 		Permissions: perms, Directory: work, Worktree: work,
 		MaxRetries: sc.retries, RetryBase: time.Millisecond, RetryCap: 5 * time.Millisecond,
 		FlushInterval: 5 * time.Millisecond,
-		Compaction:    Compaction{Auto: sc.compactAuto, TailTurns: sc.compactTail},
+		Compaction:    Compaction{Auto: sc.compactAuto, TailTurns: sc.compactTail, Prune: sc.prune},
 	})
 	if err != nil {
 		t.Fatal(err)
