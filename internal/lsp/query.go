@@ -29,6 +29,9 @@ func Ops() []string {
 	return []string{OpDefinition, OpReferences, OpHover, OpDocumentSymbol, OpWorkspaceSymbol}
 }
 
+// QueryTimeout bounds a server's answer to a query.
+const QueryTimeout = 30 * time.Second
+
 // MaxQueryResults bounds the locations and symbols Query lists.
 const MaxQueryResults = 100
 
@@ -68,6 +71,8 @@ func (m *Manager) Query(ctx context.Context, op, path string, line, character in
 			return "", fmt.Errorf("opening %s: %w", path, err)
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	defer cancel()
 	doc := protocol.TextDocumentIdentifier{URI: uri.File(path)}
 	pos := protocol.TextDocumentPositionParams{TextDocument: doc,
 		Position: protocol.Position{Line: uint32(max(line-1, 0)), Character: uint32(max(character-1, 0))}}
