@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -180,12 +179,12 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	in.SessionID = sess.ID
 	fresh := existing == nil
 	if len(allow) > 0 {
-		// The command's allowed tools approve this run's turn only.
-		added, err := e.allowTurn(ctx, a, sess, in.Agent, allow)
-		if err != nil {
+		// The command's allowed tools approve its own turn only: the
+		// rules are kept on its message, not on the session, so nothing
+		// outlives the turn, not even a killed run.
+		if in.Allow, err = a.TurnRules(in.Agent, sess.Permission, allow); err != nil {
 			return err
 		}
-		defer e.endTurn(context.WithoutCancel(ctx), a, sess.ID, added)
 	}
 
 	// Message ids ascend: every message this run writes sorts after since.
@@ -385,39 +384,6 @@ func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput,
 	}
 	in.Parts = append(in.Parts, parts...)
 	return in, allow, nil
-}
-
-// allowTurn adds to the session the allowed-tool rules that its agent's
-// and its own rules do not deny, and returns those it added.
-func (e *env) allowTurn(ctx context.Context, a *app.App, sess session.Info, agentName string, allow permission.Ruleset) (permission.Ruleset, error) {
-	rules, err := a.TurnRules(agentName, sess.Permission, allow)
-	if err != nil {
-		return nil, err
-	}
-	var added permission.Ruleset
-	for _, r := range rules {
-		if !slices.Contains(sess.Permission, r) && !slices.Contains(added, r) {
-			added = append(added, r)
-		}
-	}
-	if len(added) == 0 {
-		return nil, nil
-	}
-	_, err = a.Sessions.Update(ctx, sess.ID, func(s *session.Info) { s.Permission = append(s.Permission, added...) })
-	return added, err
-}
-
-// endTurn takes the rules allowTurn added off the session again.
-func (e *env) endTurn(ctx context.Context, a *app.App, sessionID string, added permission.Ruleset) {
-	if len(added) == 0 {
-		return
-	}
-	_, err := a.Sessions.Update(ctx, sessionID, func(s *session.Info) {
-		s.Permission = slices.DeleteFunc(s.Permission, func(r permission.Rule) bool { return slices.Contains(added, r) })
-	})
-	if err != nil {
-		e.log.Warn("removing a command's allowed tools", "session", sessionID, "err", err)
-	}
 }
 
 // attachFiles turns the --file arguments into file parts with file: URLs,

@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/mcp/mcptest"
 )
@@ -277,5 +279,55 @@ func TestRunCommandMCPPrompt(t *testing.T) {
 	}
 	if body := string(p.model.Requests()[0].Body); !strings.Contains(body, "Say hello to Ada.") {
 		t.Errorf("the request lacks the expanded prompt: %s", body)
+	}
+}
+
+// TestRunCommandAllowedToolsKilled kills a run while its command's turn
+// runs: the command's allowed tools must not outlive it, so the next
+// prompt's shell command is asked (and rejected without --auto).
+func TestRunCommandAllowedToolsKilled(t *testing.T) {
+	script := `
+step
+call call_1 bash {"command":"echo first > started.txt && sleep 30"}
+finish tool-calls
+step
+call call_2 bash {"command":"echo second-turn > second.txt"}
+finish tool-calls
+step
+text Done.
+finish stop
+`
+	p := newProject(t, script, nil)
+	p.write(map[string]string{
+		"codeloop.json":             `{"permission": {"bash": "ask"}}`,
+		".claude/commands/shout.md": "---\nallowed-tools: Bash(echo:*), Bash(sleep:*)\n---\nShout something.\n",
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := p.command(ctx, "run", "--command", "shout")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(p.dir, "started.txt")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for _, r := range p.exportSession("").Info.Permission {
+		if strings.Contains(string(r), `"allow"`) {
+			t.Errorf("the command's approval outlived the killed run: %s", r)
+		}
+	}
+	_, stderr, code := p.run("run", "-c", "go on")
+	if code == 0 || !strings.Contains(stderr, "permission requested: bash") {
+		t.Errorf("next prompt: exit %d, stderr %q; want its shell command asked and rejected", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "second.txt")); err == nil {
+		t.Error("the next prompt's shell command ran on the killed command's approval")
 	}
 }

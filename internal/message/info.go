@@ -27,9 +27,9 @@ const (
 )
 
 // Info is a message's record without its parts. Role selects the fields in
-// use: the user fields (Model, Format, UserSummary, System, Tools) or the
-// assistant fields (ParentID through Error). ID, SessionID, Role, Time and
-// Agent belong to both. Its JSON form is OpenCode's user or assistant
+// use: the user fields (Model, Format, UserSummary, System, Tools,
+// Permission) or the assistant fields (ParentID through Error). ID,
+// SessionID, Role, Time and Agent belong to both. Its JSON form is OpenCode's user or assistant
 // message, chosen by Role.
 type Info struct {
 	ID        string
@@ -44,6 +44,9 @@ type Info struct {
 	UserSummary *UserSummary
 	System      string
 	Tools       map[string]bool
+	// Permission holds rules (a permission.Ruleset in JSON) that apply
+	// while this message is answered only: a command's allowed tools.
+	Permission json.RawMessage
 
 	// Assistant message fields.
 	ParentID   string
@@ -142,6 +145,8 @@ type userJSON struct {
 	Model     ModelRef        `json:"model"`
 	System    string          `json:"system,omitempty"`
 	Tools     map[string]bool `json:"tools,omitempty"`
+	// Permission is codeloop's: the rules of this turn only.
+	Permission json.RawMessage `json:"permission,omitempty"`
 }
 
 type userTime struct {
@@ -175,7 +180,7 @@ func (m Info) MarshalJSON() ([]byte, error) {
 		return json.Marshal(userJSON{
 			ID: m.ID, SessionID: m.SessionID, Role: m.Role, Time: userTime{m.Time.Created},
 			Summary: m.UserSummary, Format: m.Format, Agent: m.Agent, Model: m.Model,
-			System: m.System, Tools: m.Tools,
+			System: m.System, Tools: m.Tools, Permission: m.Permission,
 		})
 	case RoleAssistant:
 		return json.Marshal(assistantJSON{
@@ -205,7 +210,7 @@ func (m *Info) UnmarshalJSON(b []byte) error {
 		*m = Info{
 			ID: u.ID, SessionID: u.SessionID, Role: RoleUser, Time: Time{Created: u.Time.Created},
 			UserSummary: u.Summary, Format: u.Format, Agent: u.Agent, Model: u.Model,
-			System: u.System, Tools: u.Tools,
+			System: u.System, Tools: u.Tools, Permission: u.Permission,
 		}
 	case RoleAssistant:
 		var a assistantJSON

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
 )
 
 // Engine runs sessions: one loop per busy session, in a goroutine the engine
@@ -100,6 +102,10 @@ type PromptInput struct {
 	Tools     map[string]bool   // tools switched off (false) for this message
 	Parts     []message.Part    // ids are assigned
 	NoReply   bool              // store the message without running the loop
+	// Allow are rules that hold while this message is answered only (a
+	// command's allowed tools); the agent's and the session's deny rules
+	// still win.
+	Allow permission.Ruleset
 }
 
 // TextPart returns a text part for a PromptInput.
@@ -327,7 +333,7 @@ func (e *Engine) createUserMessage(ctx context.Context, in PromptInput) (message
 	info := message.Info{
 		ID: id.Ascending(id.Message), SessionID: in.SessionID, Role: message.RoleUser,
 		Time: message.Time{Created: e.cfg.Now().UnixMilli()}, Agent: agent.Name, Model: model,
-		System: in.System, Tools: in.Tools,
+		System: in.System, Tools: in.Tools, Permission: turnRules(in.Allow),
 	}
 	m := message.Message{Info: info}
 	for _, p := range e.attach(ctx, sess, info, in.Parts) {
@@ -369,4 +375,28 @@ func (e *Engine) pickModel(ctx context.Context, in PromptInput, agent *Agent, se
 		return message.ModelRef{ProviderID: sess.Model.ProviderID, ModelID: sess.Model.ID, Variant: sess.Model.Variant}, nil
 	}
 	return e.cfg.Models.Default(ctx)
+}
+
+// turnRules encodes a prompt's rules of its own turn for the message.
+func turnRules(rules permission.Ruleset) json.RawMessage {
+	if len(rules) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(rules)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// rulesOfTurn decodes the rules a user message holds for its own turn.
+func rulesOfTurn(info message.Info) permission.Ruleset {
+	if len(info.Permission) == 0 {
+		return nil
+	}
+	var rs permission.Ruleset
+	if json.Unmarshal(info.Permission, &rs) != nil {
+		return nil
+	}
+	return rs
 }

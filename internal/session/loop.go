@@ -135,7 +135,7 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 	if st.step > 1 && l.Finished != nil {
 		msgs = wrapQueued(msgs, l.Finished.Info.ID)
 	}
-	rules := permission.Merge(agent.Permission, sess.Permission)
+	rules := permission.Merge(agent.Permission, sess.Permission, rulesOfTurn(user.Info))
 
 	info := &message.Info{
 		ID: id.Ascending(id.Message), SessionID: sess.ID, Role: message.RoleAssistant,
