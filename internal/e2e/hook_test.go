@@ -333,3 +333,24 @@ func TestCustomToolProjectNeedsTrust(t *testing.T) {
 		t.Error("a trusted project's tool was not offered")
 	}
 }
+
+// TestHookUserPromptSubmitRefuses: a prompt hook that blocks refuses the
+// prompt: nothing reaches the model and the user reads the reason.
+func TestHookUserPromptSubmitRefuses(t *testing.T) {
+	p := newProject(t, "step\ntext ok.\nfinish stop input=10 output=2\n", nil)
+	if err := os.MkdirAll(filepath.Join(p.home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+		"command": "grep -q 'sk-' && { echo 'the prompt holds an API key; remove it' >&2; exit 2; }; exit 0"}]}]}}`
+	if err := os.WriteFile(filepath.Join(p.home, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := p.run("run", "my key is sk-12345")
+	if code == 0 || !strings.Contains(stderr, "the prompt holds an API key; remove it") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if n := len(p.model.Requests()); n != 0 {
+		t.Errorf("a refused prompt reached the model (%d requests)", n)
+	}
+}
