@@ -86,7 +86,7 @@ func describeTrust(w io.Writer, x *app.Extensions) {
 
 func matcherLabel(m string) string {
 	if m == "" {
-		return "(every tool)"
+		return "(all)"
 	}
 	return "[" + m + "]"
 }
