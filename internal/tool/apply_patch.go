@@ -54,7 +54,7 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 	}
 	defer unlock()
 
-	plan, err := planPatch(base, ops)
+	plan, err := planPatch(base, ops, func(path string) ([]byte, error) { return readText(ctx, call, path) })
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,11 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 	if err := env.beforeChange(ctx, call, plan.targets()); err != nil {
 		return nil, err
 	}
-	if err := plan.write(); err != nil {
+	var write func(path, content string) error
+	if call.Files != nil {
+		write = func(path, content string) error { return writeText(ctx, call, path, content) }
+	}
+	if err := plan.write(write); err != nil {
 		return nil, fmt.Errorf("applying the patch: %w", err)
 	}
 	for _, p := range plan.targets() {

@@ -24,6 +24,7 @@ type patchChange struct {
 type patchPlan struct {
 	changes []patchChange
 	files   map[string]*planFile // by absolute path: the state after the operations so far
+	read    func(path string) ([]byte, error)
 }
 
 type planFile struct {
@@ -33,10 +34,13 @@ type planFile struct {
 }
 
 // planPatch checks every operation of ops against the files under base and
-// computes the result. It writes nothing; an error means no operation can
-// be applied.
-func planPatch(base string, ops []patchOp) (*patchPlan, error) {
-	pl := &patchPlan{files: map[string]*planFile{}}
+// computes the result, reading the files' content with read (nil: from the
+// disk). It writes nothing; an error means no operation can be applied.
+func planPatch(base string, ops []patchOp, read func(path string) ([]byte, error)) (*patchPlan, error) {
+	if read == nil {
+		read = readRegular
+	}
+	pl := &patchPlan{files: map[string]*planFile{}, read: read}
 	for _, op := range ops {
 		path := absPath(base, op.path)
 		switch op.kind {
@@ -106,7 +110,10 @@ func (pl *patchPlan) current(path string) (planFile, error) {
 	if info.IsDir() {
 		return planFile{}, patchErrorf("%s is a directory, not a file", path)
 	}
-	b, err := readRegular(path)
+	if !info.Mode().IsRegular() {
+		return planFile{}, patchErrorf("cannot read %s: %v", path, &NotRegularError{Path: path, Mode: info.Mode()})
+	}
+	b, err := pl.read(path)
 	if err != nil {
 		return planFile{}, patchErrorf("cannot read %s: %v", path, err)
 	}
@@ -149,7 +156,13 @@ func (pl *patchPlan) targets() []string {
 // left empty stay. New contents are all staged beside their files first, so
 // a write that fails (a full disk) changes nothing; each file is then
 // replaced by a rename, whole.
-func (pl *patchPlan) write() error {
+//
+// With writeText (an editor's buffers), files that must exist are handed to
+// it one by one instead, before any file is removed from the disk.
+func (pl *patchPlan) write(writeText func(path, content string) error) error {
+	if writeText != nil {
+		return pl.writeThrough(writeText)
+	}
 	var staged []*stagedFile
 	for _, p := range pl.targets() {
 		f := pl.files[p]
@@ -186,6 +199,27 @@ func (pl *patchPlan) write() error {
 				rest.discard()
 			}
 			return err
+		}
+	}
+	return nil
+}
+
+// writeThrough carries out the plan with writeText for the files that must
+// exist, then removes from the disk those that must not.
+func (pl *patchPlan) writeThrough(writeText func(path, content string) error) error {
+	for _, p := range pl.targets() {
+		if f := pl.files[p]; f.exists {
+			if err := writeText(p, f.content); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range pl.targets() {
+		if pl.files[p].exists {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", p, err)
 		}
 	}
 	return nil

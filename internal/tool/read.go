@@ -105,7 +105,7 @@ func runRead(ctx context.Context, env Env, call *Call, p readParams) (*Result, e
 	} else if binary {
 		return nil, fmt.Errorf("cannot read binary file: %s", path)
 	}
-	text, err := readLines(path, offset, limit)
+	text, err := readFileLines(ctx, call, path, offset, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -130,20 +130,22 @@ func runRead(ctx context.Context, env Env, call *Call, p readParams) (*Result, e
 		fmt.Fprintf(&b, "\n\n(End of file - total %d lines)", text.total)
 	}
 	b.WriteString("\n</content>")
+	var loaded []string
 	if env.Instructions != nil {
 		if extra := env.Instructions(ctx, call, path); len(extra) > 0 {
 			b.WriteString("\n\n<system-reminder>\n" + strings.Join(extra, "\n\n") + "\n</system-reminder>")
+			loaded = instructionSources(extra)
 		}
 	}
 	preview := text.lines[:min(20, len(text.lines))]
-	return &Result{
-		Title:  title,
-		Output: b.String(),
-		Metadata: map[string]any{
-			"preview":   strings.Join(preview, "\n"),
-			"truncated": text.more || text.cut,
-		},
-	}, nil
+	meta := map[string]any{
+		"preview":   strings.Join(preview, "\n"),
+		"truncated": text.more || text.cut,
+	}
+	if len(loaded) > 0 {
+		meta[MetaLoaded] = loaded
+	}
+	return &Result{Title: title, Output: b.String(), Metadata: meta}, nil
 }
 
 // notFound is the error for a missing file, with up to three siblings whose
@@ -290,8 +292,13 @@ func readLines(path string, offset, limit int) (fileText, error) {
 		return fileText{}, err
 	}
 	defer f.Close()
+	return scanLines(f, offset, limit)
+}
+
+// scanLines is readLines over the text of rd.
+func scanLines(rd io.Reader, offset, limit int) (fileText, error) {
 	var t fileText
-	r := bufio.NewReaderSize(f, 64*1024)
+	r := bufio.NewReaderSize(rd, 64*1024)
 	size := 0
 	for {
 		line, err := r.ReadString('\n')
@@ -340,4 +347,22 @@ func cutLine(line string) string {
 		n++
 	}
 	return line[:i] + fmt.Sprintf("... (line truncated to %d chars)", ReadMaxLineChars)
+}
+
+// MetaLoaded is the metadata key under which read lists the instruction
+// files it attached: later reads leave them out while this output stays in
+// the history.
+const MetaLoaded = "loaded"
+
+// instructionSources returns the paths of instruction texts, each headed
+// "Instructions from: <path>".
+func instructionSources(texts []string) []string {
+	var out []string
+	for _, t := range texts {
+		first, _, _ := strings.Cut(t, "\n")
+		if p, ok := strings.CutPrefix(first, "Instructions from: "); ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }

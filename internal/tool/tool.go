@@ -63,6 +63,9 @@ type Call struct {
 	// them at the step that made the call. They are shared: a tool must not
 	// change them.
 	Messages func() []message.Message
+	// Files, when set, is where read, write, edit and apply_patch read and
+	// write the text of files (an editor's buffers); nil means the disk.
+	Files FileSystem
 }
 
 // progress reports live title and metadata when the caller listens.

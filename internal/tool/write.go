@@ -72,7 +72,7 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 		return fileChange{}, err
 	}
 	defer unlock()
-	old, existed, err := readExisting(path)
+	old, existed, err := readExisting(ctx, call, path)
 	if err != nil {
 		return fileChange{}, err
 	}
@@ -92,21 +92,22 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 	if err := env.beforeChange(ctx, call, []string{path}); err != nil {
 		return fileChange{}, err
 	}
-	if err := writeFile(path, updated); err != nil {
+	if err := writeText(ctx, call, path, updated); err != nil {
 		return fileChange{}, err
 	}
 	publishEdited(ctx, env, call, path)
 	note := env.afterChange(ctx, call, []string{path})
-	if now, err := readRegular(path); err == nil && string(now) != updated {
+	if now, err := readText(ctx, call, path); err == nil && string(now) != updated {
 		// A formatter changed the file: the diff shows what it holds now.
 		diff = unifiedDiff(path, old, string(now))
 	}
 	return fileChange{path: path, existed: existed, diff: diff, note: note}, nil
 }
 
-// readExisting returns the content of path, or "" and false when there is
-// no such file. A directory is an error.
-func readExisting(path string) (string, bool, error) {
+// readExisting returns the content of path (through the call's file
+// system when it has one), or "" and false when there is no such file. A
+// directory is an error.
+func readExisting(ctx context.Context, call *Call, path string) (string, bool, error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
@@ -117,7 +118,10 @@ func readExisting(path string) (string, bool, error) {
 	if info.IsDir() {
 		return "", false, fmt.Errorf("path is a directory, not a file: %s", path)
 	}
-	b, err := readRegular(path)
+	if err := checkRegular(path, info); err != nil {
+		return "", false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	b, err := readText(ctx, call, path)
 	if err != nil {
 		return "", false, fmt.Errorf("reading %s: %w", path, err)
 	}
