@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/paths"
 	"github.com/codeloop/codeloop/internal/tool"
 )
@@ -14,19 +15,58 @@ import (
 // Nested attaches the instruction files of the directories a read goes
 // into: when the read tool opens a file, the AGENTS.md (or CLAUDE.md, or
 // CONTEXT.md) of each directory between the file and the project root is
-// returned for the read's output, once per session, unless the system
-// prompt already holds it. Make one per app beside its Builder; it is safe
-// for concurrent use.
+// returned for the read's output, unless the system prompt holds it, an
+// earlier read in the history the model sees attached it (the read's
+// metadata "loaded" names what it attached), or another read of the same
+// assistant message claimed it. A file attached by a read whose output was
+// since compacted or pruned away is attached again; a restarted process
+// finds what the history holds. Make one per app beside its Builder; it is
+// safe for concurrent use.
 type Nested struct {
 	b *Builder
 
 	mu     sync.Mutex
-	loaded map[string]map[string]bool // session id → real paths attached
+	claims map[string]claim // session id → the claims of its current message
+}
+
+// claim is what the reads of one assistant message attached.
+type claim struct {
+	message string
+	paths   map[string]bool
 }
 
 // NewNested returns a tracker that knows the system prompt's files from b.
 func NewNested(b *Builder) *Nested {
-	return &Nested{b: b, loaded: map[string]map[string]bool{}}
+	return &Nested{b: b, claims: map[string]claim{}}
+}
+
+// loadedIn returns the real paths the visible reads of the history
+// attached.
+func loadedIn(call *tool.Call) map[string]bool {
+	out := map[string]bool{}
+	if call == nil || call.Messages == nil {
+		return out
+	}
+	for _, m := range call.Messages() {
+		for _, p := range m.Parts {
+			tp, ok := p.(*message.ToolPart)
+			if !ok || tp.Tool != "read" || tp.State.Status != message.ToolCompleted || tp.State.Time.Compacted != 0 {
+				continue
+			}
+			list, _ := tp.State.Metadata[tool.MetaLoaded].([]any)
+			for _, v := range list {
+				if s, ok := v.(string); ok {
+					out[realPath(s)] = true
+				}
+			}
+			if strs, ok := tp.State.Metadata[tool.MetaLoaded].([]string); ok {
+				for _, s := range strs {
+					out[realPath(s)] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Attach returns the instructions to attach to a read of filePath by call,
@@ -87,16 +127,21 @@ func (n *Nested) Instructions(ctx context.Context, call *tool.Call, filePath str
 	}
 
 	system := n.b.systemPaths()
+	done := loadedIn(call)
+	messageID := ""
+	if call != nil {
+		messageID = call.MessageID
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	done := n.loaded[session]
-	if done == nil {
-		done = map[string]bool{}
-		n.loaded[session] = done
+	cl := n.claims[session]
+	if cl.message != messageID || cl.paths == nil {
+		cl = claim{message: messageID, paths: map[string]bool{}}
+		n.claims[session] = cl
 	}
 	if isInstructionFile(filePath) {
 		// The read shows this file in full already.
-		done[realPath(filePath)] = true
+		cl.paths[realPath(filePath)] = true
 	}
 
 	var out []string
@@ -109,7 +154,7 @@ func (n *Nested) Instructions(ctx context.Context, call *tool.Call, filePath str
 			continue
 		}
 		key := realPath(p)
-		if system[key] || done[key] {
+		if system[key] || done[key] || cl.paths[key] {
 			continue
 		}
 		data, err := os.ReadFile(p)
@@ -117,37 +162,13 @@ func (n *Nested) Instructions(ctx context.Context, call *tool.Call, filePath str
 			n.b.log.Warn("instructions: cannot read", "path", p, "err", err)
 			continue
 		}
-		done[key] = true
+		cl.paths[key] = true
 		if strings.TrimSpace(string(data)) == "" {
 			continue
 		}
 		out = append(out, Instruction{Source: p, Content: string(data)}.Text())
 	}
 	return out
-}
-
-// Forget drops what the tracker attached in a session, so the files are
-// attached again on the next read. Call it when a session is deleted, and
-// after a compaction has summarised the reads away.
-func (n *Nested) Forget(sessionID string) {
-	n.mu.Lock()
-	delete(n.loaded, sessionID)
-	n.mu.Unlock()
-}
-
-// Mark records paths as already attached in a session, for a session
-// resumed from storage whose history holds them.
-func (n *Nested) Mark(sessionID string, paths ...string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	done := n.loaded[sessionID]
-	if done == nil {
-		done = map[string]bool{}
-		n.loaded[sessionID] = done
-	}
-	for _, p := range paths {
-		done[realPath(p)] = true
-	}
 }
 
 func (n *Nested) firstInstructionFile(dir string) string {

@@ -7,26 +7,29 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/tool"
 )
 
 func TestNested(t *testing.T) {
 	type step struct {
 		session string
-		file    string // relative to $ROOT/repo/app unless absolute after scrubbing
-		forget  string // forget this session before reading
-		mark    string // mark this file ($ROOT-relative) loaded before reading
+		message string   // the assistant message making the read ("m1" when empty)
+		history []string // instruction files ($ROOT-relative) earlier reads in the history attached
+		pruned  bool     // those reads' outputs were compacted or pruned away
+		file    string   // relative to $ROOT/repo/app unless absolute after scrubbing
 		want    []string
 	}
+	both := []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}
 	tests := []struct {
 		name  string
 		steps []step
 	}{
-		{name: "outermost first, once per session", steps: []step{
-			{session: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+		{name: "outermost first, once per message", steps: []step{
+			{session: "s1", file: "internal/db/store.go", want: both},
 			{session: "s1", file: "internal/db/store.go"},
 			{session: "s1", file: "internal/gen/gen.go"},
-			{session: "s2", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+			{session: "s2", file: "internal/db/store.go", want: both},
 		}},
 		{name: "files in the system prompt are skipped", steps: []step{
 			// gen/AGENTS.md is a config instruction, app/ the working directory.
@@ -38,7 +41,7 @@ func TestNested(t *testing.T) {
 			{session: "s1", file: "../lib"},
 		}},
 		{name: "reading a directory uses its own file", steps: []step{
-			{session: "s1", file: "internal/db", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+			{session: "s1", file: "internal/db", want: both},
 		}},
 		{name: "outside the worktree", steps: []step{
 			{session: "s1", file: "../../outside/f.go"},
@@ -47,12 +50,21 @@ func TestNested(t *testing.T) {
 			{session: "s1", file: "internal/AGENTS.md"},
 			{session: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/db/CLAUDE.md"}},
 		}},
-		{name: "forget attaches again", steps: []step{
-			{session: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
-			{session: "s1", forget: "s1", file: "internal/db/store.go", want: []string{"repo/app/internal/AGENTS.md", "repo/app/internal/db/CLAUDE.md"}},
+		{name: "a later message finds them in the history", steps: []step{
+			{session: "s1", message: "m1", file: "internal/db/store.go", want: both},
+			{session: "s1", message: "m2", history: both, file: "internal/db/store.go"},
 		}},
-		{name: "marked files are not attached", steps: []step{
-			{session: "s1", mark: "repo/app/internal/AGENTS.md", file: "internal/db/store.go", want: []string{"repo/app/internal/db/CLAUDE.md"}},
+		{name: "after a restart the history counts", steps: []step{
+			{session: "s1", message: "m9", history: []string{"repo/app/internal/AGENTS.md"}, file: "internal/db/store.go",
+				want: []string{"repo/app/internal/db/CLAUDE.md"}},
+		}},
+		{name: "compacted or pruned away, attached again", steps: []step{
+			{session: "s1", message: "m1", file: "internal/db/store.go", want: both},
+			{session: "s1", message: "m2", history: both, pruned: true, file: "internal/db/store.go", want: both},
+		}},
+		{name: "a new message not in the history yet attaches again", steps: []step{
+			{session: "s1", message: "m1", file: "internal/db/store.go", want: both},
+			{session: "s1", message: "m2", file: "internal/db/store.go", want: both},
 		}},
 	}
 	for _, tt := range tests {
@@ -61,13 +73,21 @@ func TestNested(t *testing.T) {
 			o := e.options("repo", "app", "app/internal/gen/AGENTS.md")
 			n := NewNested(NewBuilder(o))
 			for i, st := range tt.steps {
-				if st.forget != "" {
-					n.Forget(st.forget)
+				if st.message == "" {
+					st.message = "m1"
 				}
-				if st.mark != "" {
-					n.Mark(st.session, filepath.Join(e.root, st.mark))
+				var loaded []any
+				for _, h := range st.history {
+					loaded = append(loaded, filepath.Join(e.root, h))
 				}
-				call := &tool.Call{SessionID: st.session, Dir: o.Dir, Worktree: o.Worktree}
+				read := &message.ToolPart{Tool: "read", State: message.ToolState{Status: message.ToolCompleted,
+					Metadata: map[string]any{tool.MetaLoaded: loaded}}}
+				if st.pruned {
+					read.State.Time.Compacted = 1
+				}
+				history := []message.Message{{Info: message.Info{Role: message.RoleAssistant}, Parts: []message.Part{read}}}
+				call := &tool.Call{SessionID: st.session, MessageID: st.message, Dir: o.Dir, Worktree: o.Worktree,
+					Messages: func() []message.Message { return history }}
 				got := n.Attach(context.Background(), call, st.file)
 				var sources []string
 				for _, r := range got {
@@ -98,7 +118,7 @@ func TestNestedContent(t *testing.T) {
 	}
 
 	// Instructions, the read tool's seam, returns the same texts unwrapped
-	// (the read tool wraps them), and shares the once-per-session record.
+	// (the read tool wraps them), and shares the claims of the message.
 	n := NewNested(NewBuilder(o))
 	plain := n.Instructions(context.Background(), &tool.Call{SessionID: "s"}, filepath.Join(o.Dir, "internal", "db", "store.go"))
 	if len(plain) != 2 || "<system-reminder>"+plain[1]+"\n</system-reminder>" != want {
