@@ -87,6 +87,9 @@ type Agent struct {
 	mu       sync.Mutex
 	clients  map[string]client.Client // by directory
 	sessions map[string]*session      // by session id
+	// editorFS says the editor offered fs/read_text_file and
+	// fs/write_text_file: the file tools then go through it.
+	editorFS bool
 }
 
 var (
@@ -131,6 +134,9 @@ func (a *Agent) goBackground(f func()) {
 
 // Initialize answers the editor's handshake with codeloop's capabilities.
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.editorFS = p.ClientCapabilities.Fs.ReadTextFile && p.ClientCapabilities.Fs.WriteTextFile
+	a.mu.Unlock()
 	version := sdk.ProtocolVersion(sdk.ProtocolVersionNumber)
 	if p.ProtocolVersion < version {
 		version = p.ProtocolVersion
@@ -142,6 +148,7 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:   &sdk.SessionListCapabilities{},
 				Resume: &sdk.SessionResumeCapabilities{},

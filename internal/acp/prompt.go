@@ -112,10 +112,10 @@ func (a *Agent) send(ctx context.Context, s *session, parts []client.PartInput) 
 			known = slices.ContainsFunc(cmds, func(c client.Command) bool { return c.Name == name })
 		}
 		if known {
-			return s.c.Command(ctx, s.id, client.CommandInput{Command: name, Arguments: strings.TrimSpace(args), Agent: agent, Model: model})
+			return s.c.Command(ctx, s.id, client.CommandInput{Command: name, Arguments: strings.TrimSpace(args), Agent: agent, Model: model, Files: a.files(s)})
 		}
 	}
-	return s.c.Prompt(ctx, s.id, client.PromptInput{Agent: agent, Model: model, Parts: parts})
+	return s.c.Prompt(ctx, s.id, client.PromptInput{Agent: agent, Model: model, Parts: parts, Files: a.files(s)})
 }
 
 // Cancel stops the session's running prompt: the loop is aborted and the

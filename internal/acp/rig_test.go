@@ -35,6 +35,12 @@ type editor struct {
 	asked   []sdk.RequestPermissionRequest
 	changed chan struct{} // signalled on every update and request
 	choose  func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+
+	// buffers, when set, makes the editor offer its file system: the open
+	// buffers by path (any other file reads from the disk); fsCalls
+	// records the requests as "read path" and "write path".
+	buffers map[string]string
+	fsCalls []string
 }
 
 var _ sdk.Client = (*editor)(nil)
@@ -69,12 +75,32 @@ func (e *editor) RequestPermission(ctx context.Context, r sdk.RequestPermissionR
 	return choose(r), nil
 }
 
-func (e *editor) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errors.New("not offered")
+func (e *editor) ReadTextFile(_ context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.buffers == nil {
+		return sdk.ReadTextFileResponse{}, errors.New("not offered")
+	}
+	e.fsCalls = append(e.fsCalls, "read "+r.Path)
+	if text, ok := e.buffers[r.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: text}, nil
+	}
+	b, err := os.ReadFile(r.Path)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	return sdk.ReadTextFileResponse{Content: string(b)}, nil
 }
 
-func (e *editor) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errors.New("not offered")
+func (e *editor) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.buffers == nil {
+		return sdk.WriteTextFileResponse{}, errors.New("not offered")
+	}
+	e.fsCalls = append(e.fsCalls, "write "+r.Path)
+	e.buffers[r.Path] = r.Content
+	return sdk.WriteTextFileResponse{}, nil
 }
 
 func (e *editor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
@@ -229,7 +255,13 @@ func (r *rig) ctx() context.Context {
 // initialize does the handshake.
 func (r *rig) initialize() sdk.InitializeResponse {
 	r.t.Helper()
-	resp, err := r.ed.conn.Initialize(r.ctx(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	req := sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}
+	r.ed.mu.Lock()
+	if r.ed.buffers != nil {
+		req.ClientCapabilities.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+	}
+	r.ed.mu.Unlock()
+	resp, err := r.ed.conn.Initialize(r.ctx(), req)
 	if err != nil {
 		r.t.Fatalf("initialize: %v", err)
 	}

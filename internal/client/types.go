@@ -1,6 +1,9 @@
 package client
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Path is where a client works (OpenCode's GET /path).
 type Path struct {
@@ -361,6 +364,21 @@ type PromptInput struct {
 	NoReply bool `json:"noReply,omitempty"`
 	// Parts are the message: text, and files to attach.
 	Parts []PartInput `json:"parts"`
+	// Files, when set, is where the file tools read and write text while
+	// the message is answered (an editor's buffers); nil means the disk.
+	// Only the in-process client carries it.
+	Files FileSystem `json:"-"`
+}
+
+// FileSystem reads and writes the text of files, given absolute paths,
+// somewhere other than the local disk: an editor's buffers, which may hold
+// changes not yet saved.
+type FileSystem interface {
+	// ReadTextFile returns the current text of the file at path.
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	// WriteTextFile replaces the text of the file at path, creating it
+	// when it does not exist.
+	WriteTextFile(ctx context.Context, path, content string) error
 }
 
 // PartInput is a part of a user's message: {type:"text", text} or
@@ -391,6 +409,8 @@ type CommandInput struct {
 	Arguments string    `json:"arguments"`
 	Agent     string    `json:"agent,omitempty"`
 	Model     *ModelRef `json:"model,omitempty"`
+	// Files is as PromptInput's.
+	Files FileSystem `json:"-"`
 }
 
 // PermissionRequest asks the user to allow an action.

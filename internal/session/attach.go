@@ -30,8 +30,8 @@ const (
 // is decoded into synthetic text; an MCP resource is read (see
 // attachResource); an agent part is followed by the
 // instruction to hand the request to that sub-agent. Other parts are kept
-// as they are.
-func (e *Engine) attach(ctx context.Context, sess Info, user message.Info, parts []message.Part) []message.Part {
+// as they are. Files are read through files when it is set.
+func (e *Engine) attach(ctx context.Context, sess Info, user message.Info, parts []message.Part, files tool.FileSystem) []message.Part {
 	out := make([]message.Part, 0, len(parts))
 	for _, p := range parts {
 		switch p := p.(type) {
@@ -40,7 +40,7 @@ func (e *Engine) attach(ctx context.Context, sess Info, user message.Info, parts
 				out = append(out, e.attachResource(ctx, p, server, uri)...)
 				continue
 			}
-			out = append(out, e.attachFile(ctx, sess, user, p)...)
+			out = append(out, e.attachFile(ctx, sess, user, p, files)...)
 		case *message.AgentPart:
 			out = append(out, p, &message.TextPart{Text: e.cfg.Texts.Mention(p.Name), Synthetic: true})
 		default:
@@ -56,7 +56,7 @@ func readNote(args map[string]any) *message.TextPart {
 	return &message.TextPart{Text: "Called the Read tool with the following input: " + string(b), Synthetic: true}
 }
 
-func (e *Engine) attachFile(ctx context.Context, sess Info, user message.Info, p *message.FilePart) []message.Part {
+func (e *Engine) attachFile(ctx context.Context, sess Info, user message.Info, p *message.FilePart, files tool.FileSystem) []message.Part {
 	if data, mime, ok := message.DecodeDataURL(p.URL); ok && (p.Mime == mimeText || (p.Mime == "" && mime == mimeText)) {
 		return []message.Part{
 			readNote(map[string]any{"filePath": p.Filename}),
@@ -97,7 +97,7 @@ func (e *Engine) attachFile(ctx context.Context, sess Info, user message.Info, p
 	input, _ := json.Marshal(args)
 	res, err := e.cfg.Read.Run(ctx, &tool.Call{
 		ID: "attach", Tool: e.cfg.Read.ID(), Input: input, SessionID: sess.ID, MessageID: user.ID,
-		Agent: user.Agent, Dir: sess.Directory, Worktree: e.cfg.Worktree,
+		Agent: user.Agent, Dir: sess.Directory, Worktree: e.cfg.Worktree, Files: files,
 	})
 	if err != nil {
 		return []message.Part{e.readFailed(path, err)}

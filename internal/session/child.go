@@ -54,7 +54,7 @@ func (e *Engine) RunChild(ctx context.Context, in ChildInput) (string, string, e
 		in.Started(sid)
 	}
 	if _, err := e.Send(ctx, PromptInput{SessionID: sid, Agent: in.Agent, Model: in.Model,
-		Parts: append([]message.Part{TextPart(in.Prompt)}, in.Parts...)}); err != nil {
+		Parts: append([]message.Part{TextPart(in.Prompt)}, in.Parts...), Files: e.fileSystem(in.ParentID)}); err != nil {
 		return sid, "", err
 	}
 	last, err := e.Wait(ctx, sid)

@@ -88,7 +88,7 @@ func (e *Engine) Compact(ctx context.Context, sessionID string) error {
 	if err := e.createCompaction(ctx, sessionID, l.User, false, false); err != nil {
 		return err
 	}
-	e.start(sessionID)
+	e.start(sessionID, nil)
 	_, err = e.Wait(ctx, sessionID)
 	return err
 }

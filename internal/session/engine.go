@@ -12,6 +12,7 @@ import (
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // Engine runs sessions: one loop per busy session, in a goroutine the engine
@@ -42,6 +43,9 @@ type runner struct {
 	prev      *runner       // a cancelled loop of the session still finishing
 	done      chan struct{} // closed when the loop has ended and saved everything
 	err       error         // why the loop failed, if it did
+	// files is where the loop's file tools read and write text: the
+	// newest prompt's file system, nil for the disk. Under Engine.mu.
+	files tool.FileSystem
 }
 
 // New returns an engine over cfg.
@@ -106,6 +110,9 @@ type PromptInput struct {
 	// command's allowed tools); the agent's and the session's deny rules
 	// still win.
 	Allow permission.Ruleset
+	// Files, when set, is where the file tools read and write text while
+	// the loop answers (an editor's buffers); nil means the disk.
+	Files tool.FileSystem
 }
 
 // TextPart returns a text part for a PromptInput.
@@ -123,7 +130,7 @@ func (e *Engine) Send(ctx context.Context, in PromptInput) (message.Message, err
 		return message.Message{}, err
 	}
 	if !in.NoReply {
-		e.start(in.SessionID)
+		e.start(in.SessionID, in.Files)
 	}
 	return m, nil
 }
@@ -232,8 +239,8 @@ func (e *Engine) publishError(sessionID string, err *message.Error) {
 }
 
 // start makes sure a loop runs for the session and will see the newest
-// message.
-func (e *Engine) start(sessionID string) {
+// message; files is the file system its file tools use from now on.
+func (e *Engine) start(sessionID string, files tool.FileSystem) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.ctx.Err() != nil {
@@ -242,13 +249,25 @@ func (e *Engine) start(sessionID string) {
 	prev := e.runners[sessionID]
 	if prev != nil && prev.ctx.Err() == nil {
 		prev.again = true
+		prev.files = files
 		return
 	}
-	r := &runner{sessionID: sessionID, prev: prev, done: make(chan struct{})}
+	r := &runner{sessionID: sessionID, prev: prev, done: make(chan struct{}), files: files}
 	r.ctx, r.cancel = context.WithCancel(e.ctx)
 	e.runners[sessionID] = r
 	e.wg.Add(1)
 	go e.run(r)
+}
+
+// fileSystem is where the file tools of the session's running loop read
+// and write text, or nil for the disk.
+func (e *Engine) fileSystem(sessionID string) tool.FileSystem {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r := e.runners[sessionID]; r != nil {
+		return r.files
+	}
+	return nil
 }
 
 // run is a session's loop goroutine.
@@ -336,7 +355,7 @@ func (e *Engine) createUserMessage(ctx context.Context, in PromptInput) (message
 		System: in.System, Tools: in.Tools, Permission: turnRules(in.Allow),
 	}
 	m := message.Message{Info: info}
-	for _, p := range e.attach(ctx, sess, info, in.Parts) {
+	for _, p := range e.attach(ctx, sess, info, in.Parts, in.Files) {
 		b := p.Base()
 		b.ID = id.Ascending(id.Part)
 		b.SessionID = in.SessionID

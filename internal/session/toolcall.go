@@ -159,6 +159,7 @@ func (p *processor) runTool(ctx context.Context, part *message.ToolPart, t tool.
 		Progress:    func(title string, md map[string]any) { p.progress(part, title, md) },
 		CanDelegate: p.tools[TaskTool] != nil,
 		Messages:    func() []message.Message { return p.msgs },
+		Files:       p.e.fileSystem(info.SessionID),
 	}
 	var (
 		res     *tool.Result
