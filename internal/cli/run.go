@@ -140,9 +140,15 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 		return err
 	}
 	// The app outlives an interrupt long enough to save the session.
+	// On a terminal, asks are put to the user inline; elsewhere they are
+	// rejected (--auto approves what no rule denies).
+	var asker *inlineAsker
+	if f, ok := e.stdin.(*os.File); ok && !o.auto && o.format != "json" && isTerminal(f) && isTerminal(e.stderr) {
+		asker = newInlineAsker(e.stderr, nil)
+	}
 	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 		Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
-		AutoApprove: o.auto, NonInteractive: true, Sandbox: o.sandbox,
+		AutoApprove: o.auto, NonInteractive: asker == nil, Sandbox: o.sandbox,
 	})
 	if err != nil {
 		return err
@@ -196,6 +202,13 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	defer stdout.Flush()
 	out := newRunOutput(stdout, e.stderr, o.format == "json", sess.ID, since)
 	out.flush = stdout.Flush
+	var answers chan inlineAnswer
+	if asker != nil {
+		asker.reply = a.Permissions.Reply
+		answers = asker.answers
+		out.interactive = true
+		defer asker.close()
+	}
 	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
 	defer sub.Close()
 
@@ -232,6 +245,17 @@ wait:
 			if len(sub.C) == 0 {
 				out.flushStdout()
 			}
+			if asker != nil {
+				switch p := ev.Properties.(type) {
+				case permission.Request:
+					out.flushStdout()
+					asker.asked(p)
+				case permission.Replied:
+					asker.replied(p.RequestID)
+				}
+			}
+		case ans := <-answers:
+			asker.answer(ctx, ans)
 		case <-stop:
 			interrupted, stop = true, nil
 			a.Engine.Cancel(sess.ID)

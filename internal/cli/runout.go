@@ -46,6 +46,8 @@ type runOutput struct {
 	// not the answer and is not printed as one.
 	summaries map[string]bool
 
+	// interactive says asks are answered by the user on the terminal.
+	interactive bool
 	// held are ended text parts not yet printed as JSON: they wait for
 	// their step's end.
 	held []*message.TextPart
@@ -135,6 +137,9 @@ func (o *runOutput) event(ev bus.Event) {
 		o.refused++
 		msg := fmt.Sprintf("permission requested: %s (%s); rejected: run with --auto to allow what no rule denies, "+
 			"or allow it in the permission config", req.Permission, strings.Join(req.Patterns, ", "))
+		if o.interactive {
+			msg = fmt.Sprintf("rejected: %s (%s)", req.Permission, strings.Join(req.Patterns, ", "))
+		}
 		o.flushStdout()
 		fmt.Fprintln(o.stderr, o.paint("33", msg))
 	}
