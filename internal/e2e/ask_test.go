@@ -48,4 +48,3 @@ finish stop
 		t.Errorf("the reason for the rejection did not reach the model (%d requests)", len(reqs))
 	}
 }
-
