@@ -39,6 +39,11 @@ type acpEditor struct {
 	updates []sdk.SessionNotification
 	asked   int
 	answer  string
+	// buffers, when set, are the editor's open buffers by path: it then
+	// serves fs/read_text_file (other files from the disk) and
+	// fs/write_text_file (into the buffers).
+	buffers map[string]string
+	fsCalls []string
 }
 
 // lineWriter forwards the editor's lines to the agent, recording the
@@ -144,11 +149,31 @@ func (ed *acpEditor) RequestPermission(_ context.Context, r sdk.RequestPermissio
 
 var errNotOffered = errors.New("the test editor offers no file system or terminal")
 
-func (ed *acpEditor) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errNotOffered
+func (ed *acpEditor) ReadTextFile(_ context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if ed.buffers == nil {
+		return sdk.ReadTextFileResponse{}, errNotOffered
+	}
+	ed.fsCalls = append(ed.fsCalls, "read "+r.Path)
+	if text, ok := ed.buffers[r.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: text}, nil
+	}
+	b, err := os.ReadFile(r.Path)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	return sdk.ReadTextFileResponse{Content: string(b)}, nil
 }
-func (ed *acpEditor) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errNotOffered
+func (ed *acpEditor) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if ed.buffers == nil {
+		return sdk.WriteTextFileResponse{}, errNotOffered
+	}
+	ed.fsCalls = append(ed.fsCalls, "write "+r.Path)
+	ed.buffers[r.Path] = r.Content
+	return sdk.WriteTextFileResponse{}, nil
 }
 func (ed *acpEditor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
 	return sdk.CreateTerminalResponse{}, errNotOffered
@@ -268,6 +293,13 @@ func (s *acpSchema) validate(def string, v any) error {
 	return rs.Validate(v)
 }
 
+// agentRequestTypes are the params types of the agent's requests.
+var agentRequestTypes = map[string]string{
+	"session/request_permission": "RequestPermissionRequest",
+	"fs/read_text_file":          "ReadTextFileRequest",
+	"fs/write_text_file":         "WriteTextFileRequest",
+}
+
 // responseTypes are the result types of the editor's requests.
 var responseTypes = map[string]string{
 	"initialize":                "InitializeResponse",
@@ -304,7 +336,7 @@ func (ed *acpEditor) checkLines(s *acpSchema) (n int) {
 		switch {
 		case m.Method != "" && len(m.ID) > 0:
 			whole = "AgentRequest"
-			part, partV = map[string]string{"session/request_permission": "RequestPermissionRequest"}[m.Method], m.Params
+			part, partV = agentRequestTypes[m.Method], m.Params
 		case m.Method != "":
 			whole = "AgentNotification"
 			part, partV = map[string]string{"session/update": "SessionNotification"}[m.Method], m.Params
