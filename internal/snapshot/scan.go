@@ -114,7 +114,13 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 	if sc.ctx.Err() != nil {
 		return
 	}
-	entries, err := os.ReadDir(path)
+	d, err := os.Open(path)
+	if err != nil {
+		sc.skip(Skip{Path: rel(comps), Reason: "unreadable: " + err.Error()})
+		return
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1) // unsorted: the order does not matter
 	if err != nil {
 		sc.skip(Skip{Path: rel(comps), Reason: "unreadable: " + err.Error()})
 		return
@@ -164,11 +170,11 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
 			continue // sockets, pipes, devices: nothing to restore
 		}
-		info, err := e.Info()
+		st, err := lstatIn(d, path, name)
 		if err != nil {
 			continue // gone meanwhile
 		}
-		files = append(files, found{prefix + name, statOf(info), info.Size() > MaxFileSize})
+		files = append(files, found{prefix + name, st, st.Size > MaxFileSize})
 	}
 	sc.mu.Lock()
 	for _, f := range files {

@@ -4,7 +4,10 @@ package snapshot
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // sysStat returns the inode and change time of info, which a tool cannot
@@ -15,4 +18,33 @@ func sysStat(info fs.FileInfo) (ino uint64, ctime int64) {
 		return 0, 0
 	}
 	return uint64(st.Ino), st.Ctim.Nano()
+}
+
+// lstatIn stats name in the open directory dir without following a final
+// symbolic link and without resolving the directory's path again.
+func lstatIn(dir *os.File, dirPath, name string) (stat, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return stat{}, err
+	}
+	mode := fs.FileMode(st.Mode & 0o777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFREG:
+	default:
+		mode |= fs.ModeIrregular
+	}
+	if st.Mode&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if st.Mode&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if st.Mode&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return stat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: uint64(st.Ino), Mode: mode}, nil
 }
