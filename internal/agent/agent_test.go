@@ -132,6 +132,7 @@ func TestBuiltinPermissions(t *testing.T) {
 		{"explore", "read", ".env", permission.Ask},
 		{"explore", "grep", "foo", permission.Allow},
 		{"explore", "glob", "**/*.go", permission.Allow},
+		{"explore", "lsp", "*", permission.Allow},
 		{"explore", "bash", "git log", permission.Allow},
 		{"explore", "bash", "rm -rf x", permission.Deny}, // the user's bash deny still holds
 		{"explore", "webfetch", "https://x", permission.Allow},

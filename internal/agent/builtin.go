@@ -96,6 +96,7 @@ func builtins(worktree, plansData string, external []string) []builtin {
 		"webfetch", "*", "allow",
 		"websearch", "*", "allow",
 		"codesearch", "*", "allow",
+		"lsp", "*", "allow", // read-only code navigation
 		"read", "*", "allow",
 		"read", "*.env", "ask",
 		"read", "*.env.*", "ask",
