@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,10 +29,11 @@ import (
 
 // Options say how the agent reaches the engine.
 type Options struct {
-	// Open returns a client for the project in dir, an absolute directory.
-	// The agent opens one client per directory and closes it when Serve
-	// returns.
-	Open func(ctx context.Context, dir string) (client.Client, error)
+	// Open returns a client for the project in dir, an absolute directory,
+	// with the editor's MCP servers (sorted by name, maybe none) connected
+	// beside the project's. The agent opens one client per directory and
+	// set of servers, and closes it when Serve returns.
+	Open func(ctx context.Context, dir string, mcp []MCPServer) (client.Client, error)
 	// Dir is the directory session/list lists when the editor names none.
 	Dir string
 	// Version is codeloop's version, reported to the editor.
@@ -85,7 +87,7 @@ type Agent struct {
 	wg   sync.WaitGroup // goroutines the agent started
 
 	mu       sync.Mutex
-	clients  map[string]client.Client // by directory
+	clients  map[string]client.Client // by clientKey
 	sessions map[string]*session      // by session id
 	// editorFS says the editor offered fs/read_text_file and
 	// fs/write_text_file: the file tools then go through it.
@@ -116,8 +118,9 @@ func (a *Agent) close() {
 	clients := a.clients
 	a.clients = map[string]client.Client{}
 	a.mu.Unlock()
-	for dir, c := range clients {
+	for key, c := range clients {
 		if err := c.Close(); err != nil {
+			dir, _, _ := strings.Cut(key, "\x00")
 			a.opts.Log.Warn("closing the client", "dir", dir, "err", err)
 		}
 	}
@@ -165,8 +168,9 @@ func (a *Agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Auth
 	return sdk.AuthenticateResponse{}, invalidParams("codeloop offers no authentication methods: add provider keys with `codeloop auth login` or the environment")
 }
 
-// client returns the client for dir, opening it on first use.
-func (a *Agent) client(ctx context.Context, cwd string) (client.Client, string, error) {
+// client returns the client for dir with the editor's MCP servers,
+// opening it on first use.
+func (a *Agent) client(ctx context.Context, cwd string, servers []MCPServer) (client.Client, string, error) {
 	if cwd == "" {
 		return nil, "", invalidParams("cwd is required: the absolute path of the project directory")
 	}
@@ -177,19 +181,20 @@ func (a *Agent) client(ctx context.Context, cwd string) (client.Client, string, 
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, "", invalidParams(fmt.Sprintf("cwd %q is not a directory", cwd))
 	}
+	key := clientKey(dir, servers)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if c, ok := a.clients[dir]; ok {
+	if c, ok := a.clients[key]; ok {
 		return c, dir, nil
 	}
 	if a.ctx.Err() != nil {
 		return nil, "", a.ctx.Err()
 	}
-	c, err := a.opts.Open(ctx, dir)
+	c, err := a.opts.Open(ctx, dir, servers)
 	if err != nil {
 		return nil, "", fmt.Errorf("opening the project in %s: %w", dir, err)
 	}
-	a.clients[dir] = c
+	a.clients[key] = c
 	return c, dir, nil
 }
 

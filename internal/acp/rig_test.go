@@ -189,7 +189,9 @@ func connect(t *testing.T, p *clienttest.Project) *rig {
 	t.Helper()
 	toAgentR, toAgentW := io.Pipe()
 	fromAgentR, fromAgentW := io.Pipe()
-	open := func(ctx context.Context, dir string) (client.Client, error) { return openLocal(ctx, p, dir) }
+	open := func(ctx context.Context, dir string, _ []acp.MCPServer) (client.Client, error) {
+		return openLocal(ctx, p, dir)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, project: p, done: make(chan error, 1)}
 	go func() {

@@ -264,14 +264,14 @@ func toJSON(v any) string {
 // testProject is a project without a rig, for tests that speak raw lines.
 type testProject struct {
 	Dir  string
-	open func(ctx context.Context, dir string) (client.Client, error)
+	open func(ctx context.Context, dir string, mcp []acp.MCPServer) (client.Client, error)
 }
 
 func newProject(t *testing.T) testProject {
 	r := newRig(t, "", "", nil)
 	r.close()
 	p := r.project
-	return testProject{Dir: p.Dir, open: func(ctx context.Context, dir string) (client.Client, error) {
+	return testProject{Dir: p.Dir, open: func(ctx context.Context, dir string, _ []acp.MCPServer) (client.Client, error) {
 		return openLocal(ctx, p, dir)
 	}}
 }

@@ -61,11 +61,14 @@ const (
 // NewSession creates a session in the project at cwd.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	ctx = detach(ctx)
-	c, dir, err := a.client(ctx, p.Cwd)
+	servers, err := mcpServers(p.McpServers)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	c, dir, err := a.client(ctx, p.Cwd, servers)
 	if err != nil {
 		return sdk.NewSessionResponse{}, requestError(err)
 	}
-	a.ignoredMCP(p.McpServers)
 	info, err := c.CreateSession(ctx, client.CreateSessionInput{})
 	if err != nil {
 		return sdk.NewSessionResponse{}, requestError(err)
@@ -127,11 +130,14 @@ func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (
 
 // open finds a stored session for load and resume.
 func (a *Agent) open(ctx context.Context, id sdk.SessionId, cwd string, mcp []sdk.McpServer) (*session, client.Session, error) {
-	c, dir, err := a.client(ctx, cwd)
+	servers, err := mcpServers(mcp)
+	if err != nil {
+		return nil, client.Session{}, err
+	}
+	c, dir, err := a.client(ctx, cwd, servers)
 	if err != nil {
 		return nil, client.Session{}, requestError(err)
 	}
-	a.ignoredMCP(mcp)
 	info, err := c.GetSession(ctx, string(id))
 	if err != nil {
 		return nil, client.Session{}, requestError(fmt.Errorf("%w; session/list shows the sessions of a directory", err))
@@ -150,14 +156,6 @@ func (a *Agent) add(info client.Session, dir string, c client.Client) *session {
 	s := &session{id: info.ID, dir: dir, c: c, agent: info.Agent}
 	a.sessions[info.ID] = s
 	return s
-}
-
-// ignoredMCP logs the editor's MCP servers: codeloop connects the servers
-// of its own configuration only.
-func (a *Agent) ignoredMCP(servers []sdk.McpServer) {
-	if len(servers) > 0 {
-		a.opts.Log.Info("acp: the editor's MCP servers are not connected; add them to codeloop's config", "count", len(servers))
-	}
 }
 
 // CloseSession stops the session's prompt and forgets the session; it
@@ -185,7 +183,7 @@ func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sd
 	if p.Cwd != nil && *p.Cwd != "" {
 		cwd = *p.Cwd
 	}
-	c, _, err := a.client(ctx, cwd)
+	c, _, err := a.client(ctx, cwd, nil)
 	if err != nil {
 		return sdk.ListSessionsResponse{}, requestError(err)
 	}

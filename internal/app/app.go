@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -62,6 +63,9 @@ type Options struct {
 	// still connecting (experimental.mcp_startup_wait, else
 	// mcp.DefaultStartupWait).
 	MCPWait time.Duration
+	// MCP are servers added to the config's for this app only (those an
+	// editor passes); one named as a server of the config replaces it.
+	MCP map[string]config.MCP
 }
 
 // App is one project's running services.
@@ -108,6 +112,14 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		return nil, err
 	}
 	dir, loaded, cfg := d.Dir, d.Config, d.Config.Config
+	if len(opts.MCP) > 0 {
+		servers := maps.Clone(cfg.MCP)
+		if servers == nil {
+			servers = map[string]config.MCP{}
+		}
+		maps.Copy(servers, opts.MCP)
+		cfg.MCP = servers
+	}
 	a = &App{Dir: dir, Worktree: d.Worktree, ProjectID: d.ProjectID, Config: loaded, Store: d.Store,
 		Bus: bus.New(0), Dirs: opts.Dirs}
 	a.closers = append(a.closers, a.Store.Close)

@@ -13,6 +13,7 @@ import (
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/client/local"
+	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/sandbox"
 )
 
@@ -66,10 +67,11 @@ func (e *env) acp(ctx context.Context, o acpOptions) error {
 			return &exitCodeError{code: exitUsage, err: fmt.Errorf("--sandbox: %w", err)}
 		}
 	}
-	open := func(ctx context.Context, dir string) (client.Client, error) {
+	open := func(ctx context.Context, dir string, servers []acp.MCPServer) (client.Client, error) {
 		// The app outlives a cancelled request; Serve closes it.
 		a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 			Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox,
+			MCP: editorMCP(servers),
 		})
 		if err != nil {
 			return nil, err
@@ -97,4 +99,21 @@ type appClient struct {
 // Close ends the client, then the app.
 func (c *appClient) Close() error {
 	return errors.Join(c.Client.Close(), c.app.Close())
+}
+
+// editorMCP turns the editor's MCP servers into config entries. Remote
+// servers get no OAuth flow: the editor passes what they need in headers.
+func editorMCP(servers []acp.MCPServer) map[string]config.MCP {
+	if len(servers) == 0 {
+		return nil
+	}
+	out := make(map[string]config.MCP, len(servers))
+	for _, s := range servers {
+		if s.Command != "" {
+			out[s.Name] = config.MCP{Type: "local", Command: append([]string{s.Command}, s.Args...), Environment: s.Env}
+			continue
+		}
+		out[s.Name] = config.MCP{Type: "remote", URL: s.URL, Headers: s.Headers, OAuth: &config.MCPOAuth{Disabled: true}}
+	}
+	return out
 }
