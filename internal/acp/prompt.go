@@ -371,8 +371,37 @@ func (st *stream) finish() (sdk.PromptResponse, error) {
 		case "content-filter":
 			return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
 		}
+		if st.atStepLimit(ctx, last.Info.Agent) {
+			return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests}, nil
+		}
 	}
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+}
+
+// atStepLimit reports whether the turn ended because the agent used all
+// its steps: the loop then makes the last one answer without tools. Every
+// step of the turn (a model step, a summary, a sub-agent run) stored one
+// assistant message.
+func (st *stream) atStepLimit(ctx context.Context, agentName string) bool {
+	if st.userID == "" {
+		return false
+	}
+	agents, err := st.s.c.Agents(ctx)
+	if err != nil {
+		st.a.opts.Log.Warn("acp: listing agents", "err", err)
+		return false
+	}
+	i := slices.IndexFunc(agents, func(a client.Agent) bool { return a.Name == agentName })
+	if i < 0 || agents[i].Steps <= 0 {
+		return false
+	}
+	steps := 0
+	for id, role := range st.roles {
+		if role == client.RoleAssistant && id > st.userID {
+			steps++
+		}
+	}
+	return steps >= agents[i].Steps
 }
 
 // planUpdate is the session's todo list as the editor's plan; cancelled

@@ -551,6 +551,8 @@ type Agent struct {
 	Model       string `json:"model,omitempty"` // provider/model, empty for the caller's
 	Variant     string `json:"variant,omitempty"`
 	Color       string `json:"color,omitempty"`
+	// Steps caps the model steps of one turn; 0 for no cap.
+	Steps int `json:"steps,omitempty"`
 }
 
 // Primary reports whether the agent can answer a session's prompts.

@@ -58,10 +58,14 @@ func (c *Client) Agents(context.Context) ([]client.Agent, error) {
 	list := c.app.Agents.List()
 	out := make([]client.Agent, 0, len(list))
 	for _, a := range list {
-		out = append(out, client.Agent{
+		ag := client.Agent{
 			Name: a.Name, Description: a.Description, Mode: string(a.Mode), Native: a.Native, Hidden: a.Hidden,
 			Model: a.Model, Variant: a.Variant, Color: a.Color,
-		})
+		}
+		if a.Steps != nil {
+			ag.Steps = *a.Steps
+		}
+		out = append(out, ag)
 	}
 	return out, nil
 }
