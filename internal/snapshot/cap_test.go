@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -50,6 +51,10 @@ func TestStoreStaysUnderCap(t *testing.T) {
 	big[0] = 1
 	os.WriteFile(filepath.Join(dir, "model.bin"), big, 0o644)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // changed\n"), 0o644)
+	// A data file whose content the full store could not keep changes too.
+	last := filepath.Join(dir, "data", "set29", "part0959.bin")
+	changed := slices.Repeat([]byte{7}, 64<<10)
+	os.WriteFile(last, changed, 0o644)
 	patch, err := s.Finish(ctx, cp)
 	if err != nil {
 		t.Fatal(err)
@@ -70,4 +75,17 @@ func TestStoreStaysUnderCap(t *testing.T) {
 		t.Errorf("main.go's change was lost: %v", patch.Files)
 	}
 	t.Logf("store %d bytes (cap %d), %d paths reported skipped", s.Size(), maxSize, len(patch.Skipped))
+
+	// Reverting the step restores main.go and leaves the data file it
+	// could not keep alone: a revert never deletes or rewrites a file it
+	// knows only by its stat.
+	if _, err := s.Revert(ctx, "ses_cap", []string{cp}, false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(b) != "package main\n" {
+		t.Errorf("main.go = %q after the revert", b)
+	}
+	if b, err := os.ReadFile(last); err != nil || !bytes.Equal(b, changed) {
+		t.Errorf("the unkept data file was touched by the revert: %d bytes, %v", len(b), err)
+	}
 }

@@ -52,9 +52,31 @@ func (s *Store) measure() int64 {
 	return n
 }
 
-// over reports whether the store is past the share of its cap that scans
-// may fill.
-func (s *Store) over() bool { return s.Size() > s.opts.MaxSize/4*3 }
+// scanShare is the share of the cap that the scan before a step may fill
+// with the project's unchanged files; the rest is kept for what steps
+// change.
+func (s *Store) scanShare() int64 { return s.opts.MaxSize / 4 * 3 }
+
+// makeRoom collects when the store is past budget, unless a collection
+// since the last growth found nothing to drop, and reports whether the
+// store is under budget.
+func (s *Store) makeRoom(budget int64) bool {
+	size := s.Size()
+	if size <= budget {
+		return true
+	}
+	s.sizeMu.Lock()
+	futile := s.futileAt == size
+	s.sizeMu.Unlock()
+	if !futile {
+		s.collect()
+		size = s.Size()
+		s.sizeMu.Lock()
+		s.futileAt = size
+		s.sizeMu.Unlock()
+	}
+	return size <= budget
+}
 
 // maybeCollect collects when session has a tenth more checkpoints than
 // it may keep, or the store is too large.

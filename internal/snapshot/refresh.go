@@ -16,7 +16,26 @@ import (
 // changed since the index last saw them are read and kept. It returns every
 // kept file with its entry, the files too large to keep and the skipped
 // paths.
-func (s *Store) refresh(ctx context.Context, worktree string) (map[string]indexed, map[string]stat, []Skip, error) {
+// scanState is what one scan found: every file's stat, the entries of the
+// files whose content is kept (not all: see Skip), the files too large to
+// keep and what was skipped.
+type scanState struct {
+	entries map[string]indexed
+	stats   map[string]stat
+	big     map[string]stat
+	skipped []Skip
+}
+
+// maxScanRead bounds the new content one scan reads: the first scan of a
+// project with gigabytes of untracked data keeps its smallest files (the
+// source) at once and the rest over later steps, instead of stalling the
+// step that runs the first shell command.
+const maxScanRead = 64 << 20
+
+// refresh scans worktree (see above). budget is the store size up to which
+// it may add content: the scan before a step leaves room for what steps
+// change, the scan after it may use the whole cap.
+func (s *Store) refresh(ctx context.Context, worktree string, budget int64) (*scanState, error) {
 	s.mu.Lock()
 	ix := s.indexFor(worktree)
 	s.mu.Unlock()
@@ -24,11 +43,12 @@ func (s *Store) refresh(ctx context.Context, worktree string) (map[string]indexe
 	defer ix.mu.Unlock()
 	res, err := scanTree(ctx, worktree, func(rel string) bool { _, ok := ix.files[rel]; return ok })
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	out := make(map[string]indexed, len(res.files))
 	skipped := res.skipped
-	full := false
+	var read int64
+	full, deferred := false, false
 	// Read small files first: when the store fills, source files are kept
 	// and data is what is left out.
 	var toRead []string
@@ -44,16 +64,21 @@ func (s *Store) refresh(ctx context.Context, worktree string) (map[string]indexe
 	})
 	for _, rel := range toRead {
 		st := res.files[rel]
-		if full || s.over() {
-			if !full {
-				s.collect()
-				full = s.over()
-			}
-			if full {
-				skipped = append(skipped, Skip{Path: rel, Reason: "the snapshot store is full (snapshot.max_size)"})
-				continue
-			}
+		if !full && s.Size()+st.Size > budget {
+			full = !s.makeRoom(budget)
 		}
+		if !full && !deferred && read+st.Size > maxScanRead && read > 0 {
+			deferred = true
+		}
+		switch {
+		case full:
+			skipped = append(skipped, Skip{Path: rel, Reason: "the snapshot store is full (snapshot.max_size)"})
+			continue
+		case deferred:
+			skipped = append(skipped, Skip{Path: rel, Reason: "not read yet: a scan reads at most 64 MiB of new files, later steps read the rest"})
+			continue
+		}
+		read += st.Size
 		path := filepath.Join(worktree, filepath.FromSlash(rel))
 		e, err := s.keepPath(path)
 		if err != nil {
@@ -87,7 +112,7 @@ func (s *Store) refresh(ctx context.Context, worktree string) (map[string]indexe
 			s.opts.Log.Warn("saving the snapshot index", "err", err)
 		}
 	}
-	return out, res.big, skipped, nil
+	return &scanState{entries: out, stats: res.files, big: res.big, skipped: skipped}, nil
 }
 
 // readRegularFile reads path, refusing anything that is not a regular file

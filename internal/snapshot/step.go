@@ -59,9 +59,7 @@ type step struct {
 	before  map[string]seqEntry // pre-images by key
 	touched map[string]bool     // keys the built-in tools changed
 	scanned bool
-	pre     map[string]indexed // the scan before the first shell or MCP tool
-	preBig  map[string]stat
-	preSkip []Skip
+	pre     *scanState // the scan before the first shell or MCP tool
 }
 
 type seqEntry struct {
@@ -157,17 +155,17 @@ func (s *Store) BeforeTool(ctx context.Context, checkpoint, tool string) error {
 			Reason: "the project is the home or root directory: only files codeloop's own tools change are kept"})
 		return nil
 	}
-	pre, big, skipped, err := s.refresh(ctx, st.cp.Worktree)
+	pre, err := s.refresh(ctx, st.cp.Worktree, s.scanShare())
 	if err != nil {
 		return err
 	}
 	st.seq++
-	for k := range pre {
+	for k, it := range pre.entries {
 		if _, ok := st.before[k]; !ok {
-			st.before[k] = seqEntry{st.seq, pre[k].Entry}
+			st.before[k] = seqEntry{st.seq, it.Entry}
 		}
 	}
-	st.pre, st.preBig, st.preSkip = pre, big, skipped
+	st.pre = pre
 	return nil
 }
 
@@ -237,44 +235,65 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	after := map[string]*Entry{}
-	if st.pre != nil {
-		post, big, skipped, err := s.refresh(ctx, st.cp.Worktree)
+	var unkept []Skip
+	if pre := st.pre; pre != nil {
+		post, err := s.refresh(ctx, st.cp.Worktree, s.opts.MaxSize-s.opts.MaxSize/32) // room for the checkpoint and lists
 		if err != nil {
 			return Patch{}, err
 		}
-		skip := skippedDirs(skipped)
-		for k, was := range st.pre {
-			if now, ok := post[k]; !ok && !skip(k) {
+		skip := skippedDirs(post.skipped)
+		// What the scans saw change; a change whose content before or
+		// after was not kept is reported instead of recorded, so a revert
+		// never deletes or rewrites a file it knows only by its stat.
+		for k, was := range pre.stats {
+			now, ok := post.stats[k]
+			switch {
+			case !ok && skip(k), ok && now == was:
+				continue
+			case !ok:
 				after[k] = nil
-			} else if ok && now.Stat != was.Stat {
-				after[k] = now.Entry
-			}
-		}
-		for k, now := range post {
-			if _, ok := st.pre[k]; !ok {
-				after[k] = now.Entry
-				if _, ok := st.before[k]; !ok {
-					st.before[k] = seqEntry{} // did not exist
+			default:
+				it, kept := post.entries[k]
+				if !kept {
+					unkept = append(unkept, Skip{Path: k, Reason: "changed, but its new content was not kept"})
+					continue
 				}
+				after[k] = it.Entry
+			}
+			if _, known := st.before[k]; !known {
+				delete(after, k)
+				unkept = append(unkept, Skip{Path: k, Reason: "changed, but its content before the step was not kept"})
 			}
 		}
-		for k, now := range big {
-			if was, ok := st.preBig[k]; !ok || was != now {
-				st.cp.Skipped = append(st.cp.Skipped, Skip{Path: k, Reason: "changed, but larger than 10 MiB: not kept"})
+		for k := range post.stats {
+			if _, ok := pre.stats[k]; ok {
+				continue
+			}
+			it, kept := post.entries[k]
+			if !kept {
+				unkept = append(unkept, Skip{Path: k, Reason: "created, but not kept"})
+				continue
+			}
+			after[k] = it.Entry
+			if _, ok := st.before[k]; !ok {
+				st.before[k] = seqEntry{} // did not exist
 			}
 		}
-		var unkept []Skip
-		for _, sk := range st.preSkip {
-			if !strings.HasSuffix(sk.Path, "/") { // directories are compared below
-				unkept = append(unkept, sk)
+		for k, now := range post.big {
+			if was, ok := pre.big[k]; !ok || was != now {
+				unkept = append(unkept, Skip{Path: k, Reason: "changed, but larger than 10 MiB: not kept"})
 			}
 		}
-		for _, sk := range skipped {
-			if !slices.Contains(st.preSkip, sk) {
-				unkept = append(unkept, sk)
+		for _, sk := range pre.skipped {
+			if !strings.HasSuffix(sk.Path, "/") {
+				unkept = append(unkept, sk) // not protected during this step
 			}
 		}
-		st.cp.Skipped = append(st.cp.Skipped, summarize(unkept)...)
+		for _, sk := range post.skipped {
+			if strings.HasSuffix(sk.Path, "/") && !slices.Contains(pre.skipped, sk) {
+				unkept = append(unkept, sk) // a directory that filled during the step
+			}
+		}
 	}
 	for k := range st.touched {
 		e, err := s.keepPath(st.cp.abs(k))
@@ -283,6 +302,7 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 		}
 		after[k] = e
 	}
+	st.cp.Skipped = append(st.cp.Skipped, summarize(unkept)...)
 	var files []string
 	for k, a := range after {
 		b := st.before[k].entry

@@ -61,6 +61,9 @@ type Store struct {
 
 	sizeMu sync.Mutex
 	size   int64 // bytes in the store; -1 until measured
+	// futileAt is the size after the last collection: a store no larger
+	// is not collected again for room.
+	futileAt int64
 }
 
 // Open opens (creating) the store in opts.Dir and removes the temporary
