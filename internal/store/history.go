@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Read runs fn in one read-only transaction: every query fn makes sees the
+// database as it was when the first one ran, whatever other connections
+// and processes write meanwhile.
+func (s *Store) Read(ctx context.Context, fn func(tx *Tx) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return classify(s.path, fmt.Errorf("beginning a read transaction: %w", err))
+	}
+	defer func() { _ = sqlTx.Rollback() }()
+	return fn(&Tx{tx: sqlTx, q: q{checked{sqlTx, s.path}}})
+}
+
+// SessionRevision returns the number of changes made to the session's
+// messages and parts since it was created (each stored, updated or deleted
+// row counts one, whoever made it). It returns an error wrapping
+// ErrNotFound when there is no such session.
+func (q q) SessionRevision(ctx context.Context, sessionID string) (int64, error) {
+	var rev int64
+	err := q.ex.QueryRowContext(ctx, `SELECT revision FROM session WHERE id = ?`, sessionID).Scan(&rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the revision of session %s: %w", sessionID, err)
+	}
+	return rev, nil
+}
+
+// Summary is an assistant message that completed a compaction: it is
+// marked as a summary, has a finish reason and no error.
+type Summary struct {
+	ID       string
+	ParentID string // the user message that asked for the compaction
+}
+
+// CompletedSummaries returns the session's completed compaction summaries,
+// newest first, from an index (no message is decoded).
+func (q q) CompletedSummaries(ctx context.Context, sessionID string) ([]Summary, error) {
+	rows, err := q.ex.QueryContext(ctx, `SELECT id, parent_id FROM message_meta
+		WHERE session_id = ? AND summary = 1 AND role = 'assistant' AND finish != '' AND failed = 0
+		ORDER BY id DESC`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("listing the summaries of %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var out []Summary
+	for rows.Next() {
+		var s Summary
+		if err := rows.Scan(&s.ID, &s.ParentID); err != nil {
+			return nil, fmt.Errorf("listing the summaries of %s: %w", sessionID, err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// UnfinishedAssistants returns the ids of the session's assistant messages
+// that have neither completed nor failed, oldest first: what a process
+// that died while answering left behind.
+func (q q) UnfinishedAssistants(ctx context.Context, sessionID string) ([]string, error) {
+	rows, err := q.ex.QueryContext(ctx, `SELECT id FROM message_meta
+		WHERE session_id = ? AND role = 'assistant' AND completed = 0 AND failed = 0 ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("listing the unfinished messages of %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("listing the unfinished messages of %s: %w", sessionID, err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// MessageRole returns the role stored in a message of the session, or ""
+// when the session has no such message.
+func (q q) MessageRole(ctx context.Context, sessionID, messageID string) (string, error) {
+	var role string
+	err := q.ex.QueryRowContext(ctx, `SELECT role FROM message_meta WHERE id = ? AND session_id = ?`,
+		messageID, sessionID).Scan(&role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading message %s: %w", messageID, err)
+	}
+	return role, nil
+}
+
+// ListMessagesFrom returns the session's messages whose id is fromID or
+// later, in id order; an empty fromID returns them all.
+func (q q) ListMessagesFrom(ctx context.Context, sessionID, fromID string) ([]Message, error) {
+	rows, err := q.ex.QueryContext(ctx, `SELECT id, session_id, time_created, data FROM message
+		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, fromID)
+	if err != nil {
+		return nil, fmt.Errorf("listing messages of %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var m Message
+		var data string
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.TimeCreated, &data); err != nil {
+			return nil, fmt.Errorf("listing messages of %s: %w", sessionID, err)
+		}
+		m.Data = json.RawMessage(data)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// ListPartsFrom returns the parts of the session's messages whose id is
+// fromID or later, ordered by message id and then part id; an empty fromID
+// returns them all.
+func (q q) ListPartsFrom(ctx context.Context, sessionID, fromID string) ([]Part, error) {
+	parts, err := q.queryParts(ctx, `WHERE session_id = ? AND message_id >= ? ORDER BY message_id, id`, sessionID, fromID)
+	if err != nil {
+		return nil, fmt.Errorf("listing parts of %s: %w", sessionID, err)
+	}
+	return parts, nil
+}
