@@ -223,6 +223,14 @@ func (c *Client) Messages(ctx context.Context, sessionID string, opts client.Mes
 	if _, err := c.GetSession(ctx, sessionID); err != nil {
 		return nil, err
 	}
+	if opts.Limit > 0 {
+		// A page: read only it.
+		msgs, err := c.app.Sessions.MessagesPage(ctx, sessionID, opts.Before, opts.Limit)
+		if err != nil {
+			return nil, err
+		}
+		return toMessages(msgs), nil
+	}
 	msgs, err := c.app.Sessions.Messages(ctx, sessionID)
 	if err != nil {
 		return nil, err
