@@ -326,7 +326,7 @@ func analyzeShell(cmd, shell, dir string) tool.BashAnalysis {
 	home, _ := os.UserHomeDir()
 	an := permission.Analyze(cmd, permission.AnalyzeOptions{Shell: shell, Dir: dir, Path: os.Getenv("PATH"), Home: home})
 	return tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Paths: an.StaticPaths(),
-		Unanalysable: an.Unanalysable, Reason: an.Reason, Aliases: an.Aliases}
+		Unanalysable: an.Unanalysable, Reason: an.Reason, Aliases: an.Aliases, Inline: an.Inline}
 }
 
 func compactionAuto(cfg *config.Config, getenv func(string) string) *bool {

@@ -63,6 +63,10 @@ type Analysis struct {
 	// Aliases name, for commands run through a path that is a link to or
 	// a copy of another program, that program (see Analyze).
 	Aliases []Alias `json:"aliases,omitempty"`
+	// Inline are the commands that run code of a general interpreter
+	// given on their command line or in their input (python -c, perl -e,
+	// python3 - <<EOF), which is not analysed.
+	Inline []Inline `json:"inline,omitempty"`
 	// Unanalysable is set when what the text runs cannot be known from the
 	// text alone; Reason then says why, in words for the model.
 	Unanalysable bool   `json:"unanalysable,omitempty"`
@@ -126,6 +130,7 @@ type analyzer struct {
 	depth    int
 	words    int // fields expanded so far, bounded by maxWords
 	vars     *varFacts
+	current  string // the pattern of the command being followed
 
 	// resolving is set when programs run through paths are resolved
 	// (see Analyze); progs are those commands, dirs the directories cd
@@ -394,6 +399,7 @@ func (z *analyzer) command(words []field, redirs string, ctx runCtx) {
 	z.add(Command{Name: prog, Args: tokens[1:], Text: text + redirs}, tokens)
 	z.noteProgram(name.val, prog, text+redirs)
 	z.filePaths(prog, args)
+	z.current = text + redirs
 	z.follow(prog, args, ctx)
 }
 

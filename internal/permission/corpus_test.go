@@ -28,8 +28,8 @@ const corpusRules = `{"bash": {"*": "allow", "touch *": "deny", "rm *": "deny"}}
 type corpusCase struct {
 	file, name string
 	cmd        string
-	decision   string   // allow or deny
-	flags      []string // unanalysable, creates, norun, case-sensitive
+	decision   string   // allow, ask or deny
+	flags      []string // unanalysable, inline, creates, norun, case-sensitive
 	patterns   []string
 	paths      []string // "kind path"
 }
@@ -73,8 +73,8 @@ func loadCorpus(t *testing.T) []corpusCase {
 				}
 			}
 			c.cmd = strings.Join(cmd, "\n")
-			if c.cmd == "" || (c.decision != "allow" && c.decision != "deny") {
-				t.Fatalf("%s: case %s needs $ lines and a > allow|deny line", file, f.Name)
+			if c.cmd == "" || (c.decision != "allow" && c.decision != "ask" && c.decision != "deny") {
+				t.Fatalf("%s: case %s needs $ lines and a > allow|ask|deny line", file, f.Name)
 			}
 			out = append(out, c)
 		}
@@ -95,13 +95,16 @@ func corpusService(t *testing.T) (*Service, Ruleset) {
 // decide runs the analysis of cmd through the ask flow.
 func decideBash(ctx context.Context, svc *Service, rules Ruleset, a Analysis) (string, error) {
 	err := svc.Ask(ctx, rules, Request{SessionID: "ses_corpus", Permission: "bash", Patterns: a.Patterns,
-		Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: a.Aliases})
+		Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: a.Aliases, Inline: a.Inline})
 	var denied *DeniedError
+	var rejected *RejectedError
 	switch {
 	case err == nil:
 		return "allow", nil
 	case errors.As(err, &denied):
 		return "deny", err
+	case errors.As(err, &rejected):
+		return "ask", err // an ask that auto-approval may not answer
 	default:
 		return "error", err
 	}
@@ -139,6 +142,9 @@ func TestBashCorpus(t *testing.T) {
 			}
 			if a.Unanalysable != c.has("unanalysable") {
 				t.Errorf("%q: unanalysable = %v (%s), want %v", c.cmd, a.Unanalysable, a.Reason, c.has("unanalysable"))
+			}
+			if (len(a.Inline) > 0) != c.has("inline") {
+				t.Errorf("%q: inline = %+v, want %v", c.cmd, a.Inline, c.has("inline"))
 			}
 			if a.Unanalysable && a.Reason == "" {
 				t.Errorf("%q: unanalysable without a reason", c.cmd)

@@ -59,6 +59,13 @@ type Request struct {
 	// ask rule about that program holds for the pattern too, unless the
 	// same rule also matches the pattern as called.
 	Aliases []Alias `json:"aliases,omitempty"`
+	// Inline are the commands of the request that run code given to a
+	// general interpreter (python -c, perl -e, node -e), which cannot be
+	// checked: each is asked about, and never approved automatically,
+	// unless an allow rule whose pattern names the interpreter
+	// ("python3 *", "python3 -c *") decides it. Deny rules apply as to
+	// any pattern.
+	Inline []Inline `json:"inline,omitempty"`
 	// Confined marks a command that will run inside the OS sandbox with
 	// auto-approval on: what the rules would ask about is allowed without
 	// asking. Deny rules still refuse it.

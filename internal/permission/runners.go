@@ -206,37 +206,176 @@ options:
 	z.text(b.String())
 }
 
-// su follows the text su, runuser and script run with -c; script without
-// -c starts a shell reading its input, and runuser -u runs a command.
+// suSpec are the options of su and runuser.
+var suSpec = optSpec{short: "cgGswu", permute: true, long: []string{
+	"command", "session-command", "group", "supp-group", "shell", "whitelist-environment", "user"}}
+
+// su follows what su and runuser run: the shell of -s (or the user's
+// shell, taken for sh) with the text of -c and the words after the user.
+// runuser -u runs its operands as a command.
 func (z *analyzer) su(prog string, args []field, ctx runCtx) {
+	opts, operands, ok := z.scanOptions(prog, suSpec, args)
+	if !ok {
+		return
+	}
+	var shell, text *field
+	user := false
+	for _, o := range opts {
+		switch {
+		case o.is("-h", "help"), o.is("-V", "version"):
+			return
+		case o.is("-c", "command", "session-command") && o.has:
+			text = &o.value
+		case o.is("-s", "shell") && o.has:
+			shell = &o.value
+		case o.is("-u", "user") && prog == "runuser":
+			user = true
+		}
+	}
+	if user {
+		if text != nil {
+			z.shellText(prog, *text, ctx)
+		}
+		if len(operands) > 0 {
+			z.command(operands, "", ctx)
+		}
+		return
+	}
+	if len(operands) > 0 && !operands[0].unknown && operands[0].val == "-" {
+		operands = operands[1:]
+	}
+	if len(operands) > 0 {
+		if operands[0].unknown && !operandLike(operands[0]) {
+			z.unknownBefore(prog, operands[0])
+			return
+		}
+		operands = operands[1:] // the user
+	}
+	var words []field
+	if text != nil {
+		words = append(words, field{val: "-c", src: "-c"}, *text)
+	}
+	words = append(words, operands...)
+	if shell == nil {
+		z.shell("sh", words, ctx)
+		return
+	}
+	z.command(append([]field{*shell}, words...), "", ctx)
+}
+
+// script follows the text script runs with -c; without -c it starts a
+// shell reading its input.
+func (z *analyzer) script(args []field, ctx runCtx) {
 	found := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.unknown {
-			z.unknownBefore(prog, a)
+			z.unknownBefore("script", a)
 			return
 		}
 		v := a.val
 		if v == "--" {
-			if prog == "runuser" && i+1 < len(args) {
-				z.command(args[i+1:], "", ctx)
-			}
 			break
 		}
-		if name, value, ok := strings.Cut(v, "="); ok && (name == "--command" || name == "--session-command") {
-			z.shellText(prog, field{val: value, src: a.src}, ctx)
+		if name, value, ok := strings.Cut(v, "="); ok && name == "--command" {
+			z.shellText("script", field{val: value, src: a.src}, ctx)
 			found = true
 			continue
 		}
-		isC := v == "--command" || v == "--session-command" ||
-			(strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.HasSuffix(v, "c"))
+		isC := v == "--command" || (strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.HasSuffix(v, "c"))
 		if isC && i+1 < len(args) {
 			i++
-			z.shellText(prog, args[i], ctx)
+			z.shellText("script", args[i], ctx)
 			found = true
 		}
 	}
-	if prog == "script" && !found {
+	if !found {
 		z.fail("script without -c starts a shell that reads commands from its input")
 	}
+}
+
+// sg follows the text "sg [-] group [-c] command" runs with sh -c;
+// without a command it starts a shell reading its input.
+func (z *analyzer) sg(args []field, ctx runCtx) {
+	i := 0
+	if i < len(args) && !args[i].unknown && args[i].val == "-" {
+		i++
+	}
+	if i < len(args) && args[i].unknown {
+		z.unknownBefore("sg", args[i])
+		return
+	}
+	i++ // the group
+	if i < len(args) && !args[i].unknown && args[i].val == "-c" {
+		i++
+	}
+	if i >= len(args) {
+		z.fail("sg without a command starts a shell that reads commands from its input")
+		return
+	}
+	z.joinedText("sg", args[i:], ctx)
+}
+
+// joinedText analyses words a program joins with spaces and runs as shell
+// text.
+func (z *analyzer) joinedText(prog string, words []field, ctx runCtx) {
+	parts := make([]string, 0, len(words))
+	for _, w := range words {
+		if w.unknown {
+			z.fail("%s runs the text %s, which is only known when the command runs", prog, w.src)
+			return
+		}
+		parts = append(parts, w.val)
+	}
+	z.shellText(prog, field{val: strings.Join(parts, " "), src: words[0].src}, ctx)
+}
+
+// ip follows the command of "ip netns exec NAME" and "ip vrf exec NAME"
+// (with -all, every namespace runs it); a batch file of ip commands cannot
+// be checked.
+func (z *analyzer) ip(args []field, ctx runCtx) {
+	i, all := 0, false
+	for ; i < len(args) && (args[i].unknown || strings.HasPrefix(args[i].val, "-")); i++ {
+		a := args[i]
+		if a.unknown {
+			z.unknownBefore("ip", a)
+			return
+		}
+		switch strings.TrimPrefix(a.val, "-") {
+		case "a", "all":
+			all = true
+		case "b", "batch", "force":
+			z.fail("ip %s runs ip commands read from a file or its input, which cannot be checked", a.val)
+			return
+		case "n", "netns", "f", "family", "l", "loops", "rc", "rcvbuf":
+			i++
+		}
+	}
+	if i+1 >= len(args) || args[i].unknown || args[i+1].unknown {
+		if i+1 < len(args) {
+			z.unknownBefore("ip", args[i+1])
+		}
+		return
+	}
+	obj, sub := args[i].val, args[i+1].val
+	netns := obj == "netns" || obj == "netn" || obj == "net"
+	vrf := obj != "" && strings.HasPrefix("vrf", obj)
+	if !(netns || vrf) || sub == "" || !strings.HasPrefix("exec", sub) {
+		return
+	}
+	rest := args[i+2:]
+	if !all || vrf {
+		if len(rest) == 0 {
+			return
+		}
+		if rest[0].unknown && !operandLike(rest[0]) {
+			z.unknownBefore("ip", rest[0])
+			return
+		}
+		rest = rest[1:] // the namespace or device
+	}
+	if len(rest) == 0 {
+		return
+	}
+	z.command(rest, "", ctx)
 }

@@ -235,6 +235,10 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		}
 		ask = true
 	}
+	inline := unnamedInline(req, rules, approved)
+	if len(inline) > 0 {
+		ask = true
+	}
 	switch {
 	case req.Confirm:
 		ask = true
@@ -248,7 +252,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		req.ID = id.Ascending(id.Permission)
 	}
 	s.mu.Lock()
-	auto, nonInteractive := s.auto && !req.Unanalysable, s.nonInteractive
+	auto, nonInteractive := s.auto && !req.Unanalysable && len(inline) == 0, s.nonInteractive
 	s.mu.Unlock()
 	switch {
 	case auto:
@@ -259,8 +263,11 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		s.publishAsked(ctx, req)
 		s.publishReplied(ctx, req, ReplyReject)
 		reason := "it needs the user's approval and no one can be asked in this mode"
-		if req.Unanalysable {
+		switch {
+		case req.Unanalysable:
 			reason = "commands that cannot be analysed are never approved automatically (" + req.Reason + ")"
+		case len(inline) > 0:
+			reason = inlineReason(inline)
 		}
 		return &RejectedError{Permission: req.Permission, Reason: reason}
 	}
@@ -430,6 +437,9 @@ func (s *Service) passingLocked(sessionID string, scope Scope) []outcome {
 			continue
 		}
 		approved := s.approvedFor(o.req.SessionID)
+		if len(unnamedInline(o.req, o.rules, approved)) > 0 {
+			continue
+		}
 		pass := true
 		for _, pat := range o.req.Patterns {
 			if decide(o.req.Permission, pat, o.rules, approved).Action != Allow {

@@ -47,7 +47,6 @@ var wrappers = map[string]wrapper{
 	"doas":    {argShort: "uC", viaShell: "s"},
 	"timeout": {argShort: "ks", argLong: []string{"kill-after", "signal"}, operands: 1, noRunLong: []string{"help", "version"}},
 	"nice":    {argShort: "n", argLong: []string{"adjustment"}, noRunLong: []string{"help", "version"}},
-	"ionice":  {argShort: "cnpPu", argLong: []string{"class", "classdata", "pid", "pgid", "uid"}, noRunShort: "pPu", noRunLong: []string{"pid", "pgid", "uid"}},
 	"nohup":   {noRunLong: []string{"help", "version"}},
 	"setsid":  {noRunLong: []string{"help", "version"}},
 	"stdbuf":  {argShort: "ioe", argLong: []string{"input", "output", "error"}, noRunLong: []string{"help", "version"}},
@@ -63,7 +62,6 @@ var wrappers = map[string]wrapper{
 	"builtin":  {},
 	"busybox":  {noRunLong: []string{"help", "list", "list-full", "install"}},
 	"toybox":   {noRunLong: []string{"help", "long"}},
-	"fakeroot": {argShort: "ilsb", argLong: []string{"lib", "faked"}},
 }
 
 // shells are the programs that run shell text given with -c or read it
@@ -84,8 +82,19 @@ func (z *analyzer) follow(prog string, args []field, ctx runCtx) {
 		z.eval(args, ctx)
 		return
 	}
+	if l, ok := launchers[prog]; ok {
+		z.launch(prog, l, args, ctx)
+		return
+	}
+	if opaqueLaunchers[prog] {
+		z.opaque(prog, args)
+		return
+	}
 	if w, ok := wrappers[prog]; ok {
 		z.wrapped(prog, w, args, ctx)
+		return
+	}
+	if z.interpreter(prog, args, ctx) {
 		return
 	}
 	if z.codeProgram(prog, args, ctx) {
@@ -125,8 +134,20 @@ func (z *analyzer) follow(prog string, args []field, ctx runCtx) {
 		z.xargs(args)
 	case "watch":
 		z.watch(args, ctx)
-	case "su", "runuser", "script":
+	case "su", "runuser":
 		z.su(prog, args, ctx)
+	case "script":
+		z.script(args, ctx)
+	case "sg":
+		z.sg(args, ctx)
+	case "newgrp":
+		z.fail("newgrp starts a shell that reads commands from its input")
+	case "tmux":
+		z.tmux(args, ctx)
+	case "parallel":
+		z.parallel(args, ctx)
+	case "ip":
+		z.ip(args, ctx)
 	}
 	z.nameArgs(prog, args)
 }

@@ -43,6 +43,8 @@ type BashAnalysis struct {
 	// Aliases name the programs that commands run through a link or a
 	// copy really are.
 	Aliases []permission.Alias
+	// Inline are the commands that run code given to an interpreter.
+	Inline []permission.Inline
 }
 
 type bashParams struct {
@@ -97,7 +99,8 @@ func analyzeBash(env Env, command, dir string) BashAnalysis {
 	}
 	home, _ := os.UserHomeDir()
 	a := permission.Analyze(command, permission.AnalyzeOptions{Dir: dir, Path: os.Getenv("PATH"), Home: home})
-	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: a.Aliases}
+	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason,
+		Aliases: a.Aliases, Inline: a.Inline}
 	for _, p := range a.Paths {
 		if !p.Dynamic {
 			out.Paths = append(out.Paths, p.Path)
@@ -165,6 +168,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 			Unanalysable: a.Unanalysable,
 			Reason:       a.Reason,
 			Aliases:      a.Aliases,
+			Inline:       a.Inline,
 			Confined:     confine.policy != nil && env.Sandbox.AutoAllow,
 			Confirm:      confine.confirm,
 		}); err != nil {
