@@ -23,6 +23,8 @@ type userEntry struct {
 
 func (e *userEntry) key() string { return e.id + "/" }
 
+func (e *userEntry) drop() { e.cache.reset() }
+
 func (e *userEntry) render(width int, th *theme, tag int) []string {
 	if ls, ok := e.cache.get(width, tag); ok {
 		return ls
@@ -53,6 +55,8 @@ type textEntry struct {
 
 func (e *textEntry) key() string { return e.k }
 
+func (e *textEntry) drop() { e.cache.reset() }
+
 func (e *textEntry) set(text string, streaming bool) {
 	e.text, e.streaming = text, streaming
 	e.cache.reset()
@@ -70,7 +74,12 @@ func (e *textEntry) render(width int, th *theme, tag int) []string {
 	if ls, ok := e.cache.get(width, tag); ok {
 		return ls
 	}
-	return e.cache.put(width, tag, e.stream.lines(th.md, strings.TrimRight(e.text, "\n"), width, styled(th.text), tag))
+	ls := e.stream.lines(th.md, strings.TrimRight(e.text, "\n"), width, styled(th.text), tag)
+	if !e.streaming {
+		// Finished: the cache keeps the lines; the stream's state goes.
+		e.stream = streamText{}
+	}
+	return e.cache.put(width, tag, ls)
 }
 
 // reasoningEntry is the model's reasoning, folded to one line.
@@ -82,6 +91,8 @@ type reasoningEntry struct {
 }
 
 func (e *reasoningEntry) key() string { return e.k }
+
+func (e *reasoningEntry) drop() { e.cache.reset() }
 
 func (e *reasoningEntry) render(width int, th *theme, tag int) []string {
 	if ls, ok := e.cache.get(width, tag); ok {
@@ -127,6 +138,8 @@ const (
 )
 
 func (e *noteEntry) key() string { return e.k }
+
+func (e *noteEntry) drop() { e.cache.reset() }
 
 func (e *noteEntry) render(width int, th *theme, tag int) []string {
 	if ls, ok := e.cache.get(width, tag); ok {

@@ -50,6 +50,8 @@ func (c *childProgress) counts() (done, all int) {
 
 func (e *toolEntry) key() string { return e.k }
 
+func (e *toolEntry) drop() { e.cache.reset() }
+
 func (e *toolEntry) state() *client.ToolState {
 	if e.part.State == nil {
 		return &client.ToolState{Status: client.ToolPending}

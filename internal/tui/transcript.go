@@ -13,7 +13,14 @@ type entry interface {
 	// render returns the entry's lines at width. Entries cache what does
 	// not change; view calls render only for entries it shows.
 	render(width int, th *theme, tag int) []string
+	// drop forgets the cached renders.
+	drop()
 }
+
+// maxCachedEntries bounds how many entries keep their rendered lines:
+// those rendered longest ago forget them first, so paging through a long
+// session holds the renders of the last pages only.
+const maxCachedEntries = 1000
 
 // renderCache keeps an entry's last renders for two widths, so a resize
 // back and forth renders nothing again.
@@ -51,6 +58,10 @@ type transcript struct {
 	entries []entry
 	index   map[string]int // key → position, rebuilt lazily after inserts
 	stale   bool
+	// cached are the entries that hold renders, oldest first; inCache
+	// marks them.
+	cached  []entry
+	inCache map[entry]bool
 
 	// follow keeps the last line at the bottom of the view; otherwise
 	// top is the first line shown: line top.line of entry top.entry.
@@ -61,7 +72,7 @@ type transcript struct {
 type anchor struct{ entry, line int }
 
 func newTranscript() *transcript {
-	return &transcript{index: map[string]int{}, follow: true}
+	return &transcript{index: map[string]int{}, inCache: map[entry]bool{}, follow: true}
 }
 
 // find returns the entry with key, or nil.
@@ -151,6 +162,8 @@ func (t *transcript) remove(key string) {
 func (t *transcript) reset() {
 	t.entries = nil
 	clear(t.index)
+	t.cached = nil
+	clear(t.inCache)
 	t.stale = false
 	t.follow, t.top = true, anchor{}
 }
@@ -219,7 +232,19 @@ func (b block) appendTo(out []string, from, to, limit int) []string {
 
 // block renders entry i.
 func (t *transcript) block(i, width int, th *theme, tag int) block {
-	ls := t.entries[i].render(width, th, tag)
+	e := t.entries[i]
+	ls := e.render(width, th, tag)
+	if !t.inCache[e] {
+		t.inCache[e] = true
+		t.cached = append(t.cached, e)
+		if n := len(t.cached); n > 2*maxCachedEntries {
+			for _, old := range t.cached[:n-maxCachedEntries] {
+				old.drop()
+				delete(t.inCache, old)
+			}
+			t.cached = append(t.cached[:0], t.cached[n-maxCachedEntries:]...)
+		}
+	}
 	return block{sep: i > 0 && len(ls) > 0, lines: ls}
 }
 

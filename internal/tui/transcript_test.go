@@ -2,8 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -131,53 +134,102 @@ func TestStreamRendersTheTail(t *testing.T) {
 	}
 }
 
-// benchSession returns a view of a session of n messages: questions,
-// answers and a tool call in every other answer.
-func benchSession(b *testing.B, n int) *Model {
+// benchSession returns a view of a session of n messages: questions and
+// Markdown answers (a list, a code block), a tool call in every other
+// answer and an edit's diff in every eighth.
+func benchSession(b testing.TB, n int) *Model {
 	m := testModel(b, 120, 40)
+	m.Update(sessionMsg{sess: goldenSession(), msgs: benchMessages(n)})
+	return m
+}
+
+func benchMessages(n int) []client.Message {
 	msgs := make([]client.Message, 0, n)
 	for i := 0; i < n; i += 2 {
 		u := fmt.Sprintf("msg_%06d", i)
 		msgs = append(msgs, userMsg(u, fmt.Sprintf("Question %d: why does the greeting in module %d repeat itself?", i, i)))
-		parts := []client.Part{text(strings.Repeat(fmt.Sprintf("Answer %d explains the loop and the flag check. ", i), 4))}
+		answerText := fmt.Sprintf("Answer %d: the **loop** calls `greet` twice.\n\n- once before the flag check\n- once after it\n\n"+
+			"```go\nfunc main() {\n\tgreet() // %d\n}\n```\n\nRemove the first call.", i, i)
+		parts := []client.Part{text(answerText)}
 		if i%4 == 0 {
-			parts = append(parts, toolCall("c", "bash", `{"command":"go test ./..."}`, client.ToolCompleted, "ok"))
+			parts = append(parts, toolCall("c", "bash", `{"command":"go test ./..."}`, client.ToolCompleted, "ok  \texample.com/greet\t0.01s"))
+		}
+		if i%16 == 0 {
+			parts = append(parts, withMeta(toolCall("e", "edit", `{"filePath":"greet.go"}`, client.ToolCompleted, "Edit applied successfully."),
+				map[string]any{"diff": greetDiff}))
 		}
 		msgs = append(msgs, answer(fmt.Sprintf("msg_%06d", i+1), u, 1000, parts...))
 	}
-	m.Update(sessionMsg{sess: goldenSession(), msgs: msgs})
-	return m
+	return msgs
+}
+
+// frameTimes records the time of each operation of a benchmark and
+// reports their 50th and 95th percentiles.
+type frameTimes struct {
+	b     *testing.B
+	times []time.Duration
+	start time.Time
+}
+
+func newFrameTimes(b *testing.B) *frameTimes {
+	return &frameTimes{b: b, times: make([]time.Duration, 0, 4096)}
+}
+
+func (f *frameTimes) begin() { f.start = time.Now() }
+func (f *frameTimes) end()   { f.times = append(f.times, time.Since(f.start)) }
+
+func (f *frameTimes) report() {
+	if len(f.times) == 0 {
+		return
+	}
+	slices.Sort(f.times)
+	at := func(q float64) float64 {
+		return float64(f.times[min(int(q*float64(len(f.times))), len(f.times)-1)]) / float64(time.Millisecond)
+	}
+	f.b.ReportMetric(at(0.50), "p50-ms")
+	f.b.ReportMetric(at(0.95), "p95-ms")
 }
 
 // BenchmarkOpen10k opens a 10,000-message session and draws its first
 // frame.
 func BenchmarkOpen10k(b *testing.B) {
+	msgs := benchMessages(10000)
+	ft := newFrameTimes(b)
 	for b.Loop() {
-		m := benchSession(b, 10000)
+		ft.begin()
+		m := testModel(b, 120, 40)
+		m.Update(sessionMsg{sess: goldenSession(), msgs: msgs})
 		m.View()
+		ft.end()
 	}
+	ft.report()
 }
 
-// BenchmarkPageUp10k pages up through a 10,000-message session, a frame
-// per page.
+// BenchmarkPageUp10k pages up and down through a 10,000-message session,
+// a frame per page, rendering entries never drawn before on the way up.
 func BenchmarkPageUp10k(b *testing.B) {
 	m := benchSession(b, 10000)
 	m.View()
 	up, down := keyPress("pgup"), keyPress("pgdown")
 	key := up
+	ft := newFrameTimes(b)
 	for b.Loop() {
+		ft.begin()
 		m.Update(key)
 		m.View()
+		ft.end()
 		if m.tr.top.entry == 0 && !m.tr.follow {
 			key = down
 		} else if m.tr.follow {
 			key = up
 		}
 	}
+	ft.report()
 }
 
 // BenchmarkStreamDelta10k appends a streamed token at the bottom of a
-// 10,000-message session and draws the frame.
+// 10,000-message session and draws the frame; the answer grows as
+// Markdown with a paragraph break every 40 tokens.
 func BenchmarkStreamDelta10k(b *testing.B) {
 	m := benchSession(b, 10000)
 	m.Update(eventsMsg{
@@ -185,15 +237,19 @@ func BenchmarkStreamDelta10k(b *testing.B) {
 		client.PartUpdatedEvent{Part: client.Part{ID: "prt_s", SessionID: sessID, MessageID: "msg_999999", Type: client.PartText, Time: &client.PartTime{Start: 1}}},
 	})
 	delta := eventsMsg{client.PartDeltaEvent{SessionID: sessID, MessageID: "msg_999999", PartID: "prt_s", Field: "text", Delta: "token "}}
-	nl := eventsMsg{client.PartDeltaEvent{SessionID: sessID, MessageID: "msg_999999", PartID: "prt_s", Field: "text", Delta: "\n"}}
+	para := eventsMsg{client.PartDeltaEvent{SessionID: sessID, MessageID: "msg_999999", PartID: "prt_s", Field: "text", Delta: "\n\nNext "}}
 	i := 0
+	ft := newFrameTimes(b)
 	for b.Loop() {
+		ft.begin()
 		if i++; i%40 == 0 {
-			m.Update(nl)
+			m.Update(para)
 		}
 		m.Update(delta)
 		m.View()
+		ft.end()
 	}
+	ft.report()
 }
 
 // BenchmarkKeystrokeBigOutput types a key while a 50,000-line tool output
@@ -213,9 +269,61 @@ func BenchmarkKeystrokeBigOutput(b *testing.B) {
 	// Type and erase, so the editor keeps the size of a message.
 	keys := []tea.KeyPressMsg{keyPress("a"), {Code: tea.KeyBackspace}}
 	i := 0
+	ft := newFrameTimes(b)
 	for b.Loop() {
+		ft.begin()
 		m.Update(keys[i%2])
 		m.View()
+		ft.end()
 		i++
+	}
+	ft.report()
+}
+
+// BenchmarkMemory1kTo10k reports how much more live heap a view holds
+// for a 10,000-message session than for a 1,000-message one, once every
+// entry has been drawn (paged through top to bottom), so that every
+// render cache is full.
+func BenchmarkMemory1kTo10k(b *testing.B) {
+	heap := func(n int) (*Model, uint64) {
+		m := benchSession(b, n)
+		for m.View(); !(m.tr.top.entry == 0 && !m.tr.follow); m.View() {
+			m.Update(keyPress("pgup"))
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return m, ms.HeapAlloc
+	}
+	var growth float64
+	for b.Loop() {
+		small, a := heap(1000)
+		big, z := heap(10000)
+		growth = (float64(z) - float64(a)) / (1 << 20)
+		runtime.KeepAlive(small)
+		runtime.KeepAlive(big)
+	}
+	b.ReportMetric(growth, "heap-MB-growth")
+}
+
+// TestRenderCacheBounded: paging through a long session keeps the
+// renders of a bounded number of entries, the latest drawn.
+func TestRenderCacheBounded(t *testing.T) {
+	th := newTheme(true, true)
+	tr, _ := longTranscript(5000)
+	for tr.view(80, 20, &th, 0); !(tr.top.entry == 0 && !tr.follow); tr.view(80, 20, &th, 0) {
+		tr.scroll(-18, 80, 20, &th, 0)
+	}
+	holding := 0
+	for _, e := range tr.entries {
+		if c := e.(counted).cache; c.lines[0] != nil || c.lines[1] != nil {
+			holding++
+		}
+	}
+	if holding > 2*maxCachedEntries || holding == 0 {
+		t.Errorf("%d of %d entries hold renders, want at most %d", holding, len(tr.entries), 2*maxCachedEntries)
+	}
+	if c := tr.entries[0].(counted).cache; c.lines[0] == nil && c.lines[1] == nil {
+		t.Error("the entry on screen lost its render")
 	}
 }

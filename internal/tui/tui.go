@@ -57,6 +57,10 @@ type Options struct {
 	Now func() time.Time
 }
 
+// maxFPS is how often a frame may be drawn: a key's frame waits at most
+// a tick for the next draw.
+const maxFPS = 120
+
 // ErrHangup reports that the terminal went away (SIGHUP).
 var ErrHangup = errors.New("the terminal hung up")
 
@@ -70,7 +74,7 @@ func Run(ctx context.Context, opts Options) error {
 	g := &guard{}
 	// The program is not given ctx: its end would kill the program without
 	// waiting for the input reader; a quit ends it in order.
-	popts := []tea.ProgramOption{tea.WithoutSignalHandler()}
+	popts := []tea.ProgramOption{tea.WithoutSignalHandler(), tea.WithFPS(maxFPS)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
