@@ -274,7 +274,7 @@ func (m *Model) slash(name, args string) tea.Cmd {
 func (m *Model) lastUserMessage() string {
 	last := ""
 	for id, st := range m.msgs {
-		if st.info.Role == client.RoleUser && id > last {
+		if st.role == client.RoleUser && id > last {
 			last = id
 		}
 	}

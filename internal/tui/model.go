@@ -89,10 +89,10 @@ type Model struct {
 	quitting bool
 }
 
-// msgState is what the view knows of a message: its info and, for the
+// msgState is what the view keeps of a message: its role and, for the
 // user's messages, the parts its entry shows.
 type msgState struct {
-	info  client.MessageInfo
+	role  string
 	parts []client.Part
 }
 
@@ -461,7 +461,7 @@ func (m *Model) applyInfo(info client.MessageInfo) {
 		st = &msgState{}
 		m.msgs[info.ID] = st
 	}
-	st.info = info
+	st.role = info.Role
 	if info.Role != client.RoleAssistant {
 		return
 	}
@@ -484,11 +484,11 @@ func (m *Model) applyPart(p client.Part) {
 	}
 	st := m.msgs[p.MessageID]
 	if st == nil {
-		st = &msgState{info: client.MessageInfo{ID: p.MessageID, SessionID: p.SessionID, Role: client.RoleAssistant}}
+		st = &msgState{role: client.RoleAssistant}
 		m.msgs[p.MessageID] = st
 	}
 	key := p.MessageID + "/" + p.ID
-	if st.info.Role == client.RoleUser {
+	if st.role == client.RoleUser {
 		if i := slices.IndexFunc(st.parts, func(q client.Part) bool { return q.ID == p.ID }); i >= 0 {
 			st.parts[i] = p
 		} else {
