@@ -94,6 +94,12 @@ func TestAnalyzeLinks(t *testing.T) {
 		{"cd tools && ./x marker", "unanalysable"}, // tools/x does not exist
 		{"cd \"$d\" && ./build.sh", "unanalysable"},
 		{"find . -execdir ./build.sh \\;", "unanalysable"},
+		{"strace -f -o /dev/null ./x marker", "deny"},
+		{"setpriv --no-new-privs ./copy marker", "deny"},
+		{"unshare -w /tmp ./build.sh", "unanalysable"}, // run from another directory
+		{"bwrap --bind / / ./build.sh", "unanalysable"},
+		{"proot -0 ./build.sh", "unanalysable"},
+		{"setpriv --no-new-privs ./build.sh", "allow"},
 		{"./missing", "unanalysable"},
 		{"ln -s " + w.bin + "/touch z && ./z marker", "unanalysable"},
 		{"cp " + w.bin + "/touch z; ./z marker", "unanalysable"},
