@@ -292,7 +292,7 @@ func (h *hooks) Hook(ctx context.Context, in session.HookInput) session.HookResu
 	}
 	hin := hook.Input{Event: in.Event, SessionID: in.SessionID, Cwd: in.Directory, Tool: in.Tool, ToolInput: in.ToolInput,
 		ToolUseID: in.CallID, Error: in.Error, Duration: in.Duration, Prompt: in.Prompt,
-		StopHookActive: in.StopActive, LastAssistantMessage: in.LastMessage}
+		StopHookActive: in.StopActive, LastAssistantMessage: in.LastMessage, Trigger: in.Trigger}
 	if in.Event == session.HookSubagentStop {
 		hin.AgentType = in.Agent
 	}

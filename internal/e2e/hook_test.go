@@ -354,3 +354,28 @@ func TestHookUserPromptSubmitRefuses(t *testing.T) {
 		t.Errorf("a refused prompt reached the model (%d requests)", n)
 	}
 }
+
+// TestHookPreCompact runs a PreCompact hook when the user compacts a
+// session: it is told the trigger and the session on standard input.
+func TestHookPreCompact(t *testing.T) {
+	script := "step\ntext The project is small.\nfinish stop input=10 output=2\nstep\ntext SUMMARY: small project.\nfinish stop input=10 output=2\n"
+	p := newProject(t, script, nil)
+	if err := os.MkdirAll(filepath.Join(p.home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(p.home, "precompact.json")
+	settings := `{"hooks": {"PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "cat > ` + out + `"}]}]}}`
+	if err := os.WriteFile(filepath.Join(p.home, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.mustRun("run", "describe the project")
+	p.mustRun("run", "-c", "--command", "compact")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the PreCompact hook did not run: %v", err)
+	}
+	var in map[string]any
+	if err := json.Unmarshal(b, &in); err != nil || in["hook_event_name"] != "PreCompact" || in["trigger"] != "manual" || in["session_id"] == "" {
+		t.Errorf("the hook read %s (%v)", b, err)
+	}
+}

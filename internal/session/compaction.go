@@ -63,6 +63,7 @@ func (e *Engine) createCompaction(ctx context.Context, sessionID string, user *m
 
 // compact runs a pending compaction. It reports whether the loop must stop.
 func (e *Engine) compact(ctx context.Context, sess Info, msgs []message.Message, user *message.Message, part *message.CompactionPart) (bool, error) {
+	e.preCompactHooks(ctx, sess, part)
 	c := compaction{e: e, sess: sess, msgs: msgs, user: user, part: part}
 	stop, err := c.run(ctx)
 	if err == nil && !stop && e.cfg.Bus != nil {

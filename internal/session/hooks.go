@@ -21,6 +21,7 @@ const (
 	HookUserPromptSubmit   = "UserPromptSubmit"
 	HookStop               = "Stop"
 	HookSubagentStop       = "SubagentStop"
+	HookPreCompact         = "PreCompact"
 )
 
 // HookInput is what happened, for the hooks of one event. Tools are named
@@ -47,6 +48,10 @@ type HookInput struct {
 	// the turn.
 	StopActive  bool
 	LastMessage string
+
+	// Trigger says what started a compaction (PreCompact): "manual" or
+	// "auto".
+	Trigger string
 }
 
 // HookResult is what the hooks of one event decided.
@@ -327,4 +332,19 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// preCompactHooks runs the PreCompact hooks before a compaction summarises
+// the session. They are told whether the user or the loop started it; what
+// they print is for the user (the log and the bus), not the model.
+func (e *Engine) preCompactHooks(ctx context.Context, sess Info, part *message.CompactionPart) {
+	h := e.cfg.Hooks
+	if h == nil {
+		return
+	}
+	trigger := "manual"
+	if part.Auto {
+		trigger = "auto"
+	}
+	h.Hook(ctx, HookInput{Event: HookPreCompact, SessionID: sess.ID, Directory: e.cfg.Directory, Trigger: trigger})
 }
