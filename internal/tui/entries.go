@@ -87,6 +87,7 @@ type reasoningEntry struct {
 	k         string
 	text      string
 	streaming bool
+	full      bool // shown whole rather than folded
 	cache     renderCache
 }
 
@@ -101,6 +102,13 @@ func (e *reasoningEntry) render(width int, th *theme, tag int) []string {
 	text := strings.TrimSpace(e.text)
 	if text == "" {
 		return e.cache.put(width, tag, nil)
+	}
+	if e.full {
+		out := []string{th.reasoning.Render("Thinking:")}
+		for _, l := range (plainText{}).render(text, width-2, styled(th.reasoning)) {
+			out = append(out, "  "+l)
+		}
+		return e.cache.put(width, tag, out)
 	}
 	line := "Thought"
 	if e.streaming {

@@ -214,6 +214,28 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.openAgents()
 	case "theme", "themes":
 		return m.openThemes()
+	case "copy":
+		return m.copyLast()
+	case "details":
+		m.details = !m.details
+		for _, e := range m.tr.entries {
+			if te, ok := e.(*toolEntry); ok {
+				te.expanded = m.details
+				te.cache.reset()
+			}
+		}
+		return m.notify(onOff("tool details", m.details), false)
+	case "thinking":
+		m.thinking = !m.thinking
+		for _, e := range m.tr.entries {
+			if re, ok := e.(*reasoningEntry); ok {
+				re.full = m.thinking
+				re.cache.reset()
+			}
+		}
+		return m.notify(onOff("reasoning shown in full", m.thinking), false)
+	case "export":
+		return m.export()
 	case "help":
 		m.dialog = helpDialog(m)
 		return nil
@@ -268,6 +290,13 @@ func (m *Model) slash(name, args string) tea.Cmd {
 			return err
 		})
 	})
+}
+
+func onOff(what string, on bool) string {
+	if on {
+		return what + ": on"
+	}
+	return what + ": off"
 }
 
 // lastUserMessage is the id of the newest message of the user's.

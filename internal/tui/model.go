@@ -48,6 +48,11 @@ type Model struct {
 	// revertFrom hides the messages from this id on: the session was
 	// reverted to before it.
 	revertFrom string
+	// lastCopy is the text of the newest copy, for OSC 52.
+	lastCopy string
+	// details shows every tool call expanded; thinking shows reasoning
+	// in full.
+	details, thinking bool
 	// older says the store may hold messages older than those shown;
 	// loadingOlder that a page of them is being read.
 	older        bool
@@ -159,6 +164,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.paste(msg.Content)
 	case olderMsg:
 		return m, m.olderMsg(msg)
+	case copiedMsg:
+		return m, m.copied(msg)
 	case editorDoneMsg:
 		return m, m.editorDone(msg)
 	case filesMsg:
@@ -511,9 +518,9 @@ func (m *Model) applyPart(p client.Part) {
 		e.set(p.Text, streaming)
 		m.tr.put(e)
 	case client.PartReasoning:
-		m.tr.put(&reasoningEntry{k: key, text: p.Text, streaming: p.Time != nil && p.Time.End == 0})
+		m.tr.put(&reasoningEntry{k: key, text: p.Text, streaming: p.Time != nil && p.Time.End == 0, full: m.thinking})
 	case client.PartTool:
-		e := &toolEntry{k: key, part: p}
+		e := &toolEntry{k: key, part: p, expanded: m.details}
 		if old, ok := m.tr.find(key).(*toolEntry); ok {
 			e.expanded, e.selected = old.expanded, old.selected
 		}
