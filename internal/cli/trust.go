@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -151,4 +152,19 @@ func hookNotice(out *runOutput, ev bus.Event) bool {
 	}
 	fmt.Fprintln(out.stderr, out.paint(color, n.String()))
 	return true
+}
+
+// askTrust asks on the terminal, before the interface opens, whether to
+// trust a project whose own hooks or tools would not run, and reports the
+// answer. Anything but yes leaves them off.
+func (e *env) askTrust(x *app.Extensions) bool {
+	describeTrust(e.stderr, x)
+	fmt.Fprint(e.stderr, "Trust this project and let them run? They run commands on your machine. [y/N] ")
+	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	fmt.Fprintln(e.stderr, "Not trusted: the project's hooks and tools stay off (`codeloop trust` changes that).")
+	return false
 }

@@ -77,11 +77,21 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 	}
 	ctx := cmd.Context()
 	// The app outlives an interrupt long enough to save the session.
-	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
-		Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox,
-	})
+	opts := app.Options{Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox}
+	a, err := app.Open(context.WithoutCancel(ctx), opts)
 	if err != nil {
 		return err
+	}
+	if a.Extensions != nil && a.Extensions.Untrusted() && e.askTrust(a.Extensions) {
+		// Trusted now: open again so the project's hooks and tools load.
+		if err := a.TrustProject(); err != nil {
+			a.Close()
+			return err
+		}
+		a.Close()
+		if a, err = app.Open(context.WithoutCancel(ctx), opts); err != nil {
+			return err
+		}
 	}
 	defer a.Close()
 	if err := runAgent(a, o.agent); err != nil {

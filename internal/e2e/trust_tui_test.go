@@ -1,0 +1,38 @@
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestTUIAsksTrust opens the interface on a project whose own settings hold
+// a hook: before the view opens, codeloop lists the hook and asks whether
+// to trust the project. No keeps it untrusted; yes trusts it.
+func TestTUIAsksTrust(t *testing.T) {
+	tm := newTmux(t)
+	p := newProject(t, "", nil)
+	p.write(map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}`})
+	status := filepath.Join(t.TempDir(), "status")
+
+	tm.start("no", p.dir, p.commandLine(status+"1"), 100, 30)
+	tm.waitFor("no", "not trusted", "SessionStart", "Trust this project and let them run?")
+	tm.typeText("no", "n")
+	tm.keys("no", "Enter")
+	tm.waitFor("no", "new session")
+	tm.keys("no", "C-c")
+	tm.exited("no", status+"1")
+	if _, _, code := p.run("trust", "--check"); code == 0 {
+		t.Error("answering no trusted the project")
+	}
+
+	tm.start("yes", p.dir, p.commandLine(status+"2"), 100, 30)
+	tm.waitFor("yes", "Trust this project and let them run?")
+	tm.typeText("yes", "y")
+	tm.keys("yes", "Enter")
+	tm.waitFor("yes", "new session")
+	tm.keys("yes", "C-c")
+	tm.exited("yes", status+"2")
+	if out, _, code := p.run("trust", "--check"); code != 0 {
+		t.Errorf("answering yes did not trust the project:\n%s", out)
+	}
+}
