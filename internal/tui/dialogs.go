@@ -363,7 +363,7 @@ func (m *Model) permView(width, height int) []string {
 	}
 	// A file change shows its diff, as much as fits beside the choices.
 	if d, _ := req.Metadata["diff"].(string); d != "" && !m.perm.typing {
-		ls := renderDiff(parseDiff(d), max(width-4, 1), th)
+		ls := renderDiff(parseDiff(d), max(width-4, 1), width, th)
 		room := height - 2 - len(head) - len(choices) - len(tail) - 2
 		if len(ls) > room {
 			if room < 3 {

@@ -82,15 +82,15 @@ func diffStat(lines []diffLine) (add, del int) {
 	return add, del
 }
 
-// renderDiff draws a diff in width cells: unified, or side by side when
-// the view is wide enough.
-func renderDiff(lines []diffLine, width int, th *theme) []string {
+// renderDiff draws a diff in width cells: side by side when the screen
+// (screenWidth cells) is at least sideBySideWidth wide, unified below.
+func renderDiff(lines []diffLine, width, screenWidth int, th *theme) []string {
 	lines = tidyDiff(lines)
 	numW := 1
 	for _, l := range lines {
 		numW = max(numW, len(strconv.Itoa(max(l.old, l.new))))
 	}
-	if width >= sideBySideWidth {
+	if screenWidth >= sideBySideWidth {
 		return sideBySide(lines, width, numW, th)
 	}
 	return unified(lines, width, numW, th)

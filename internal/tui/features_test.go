@@ -39,7 +39,7 @@ func itoaPair(a, b int) string {
 func TestDiffLayout(t *testing.T) {
 	th := newTheme(false, true)
 	for _, width := range []int{40, 119, 120, 200} {
-		ls := renderDiff(parseDiff(greetDiff), width, &th)
+		ls := renderDiff(parseDiff(greetDiff), width, width, &th)
 		side := false
 		for _, l := range ls {
 			plain := ansi.Strip(l)

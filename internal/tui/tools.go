@@ -108,7 +108,7 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 	inner := max(width-3, 1)
 	switch {
 	case len(diff) > 0:
-		ls := renderDiff(diff, inner, th)
+		ls := renderDiff(diff, inner, width, th)
 		if !e.expanded && len(ls) > foldedDiffLines {
 			more := len(ls) - foldedDiffLines
 			ls = append(ls[:foldedDiffLines:foldedDiffLines], th.faint.Render(fmt.Sprintf("… %d more lines · Ctrl+O shows all", more)))
