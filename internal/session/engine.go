@@ -174,13 +174,14 @@ func (e *Engine) Wait(ctx context.Context, sessionID string) (message.Message, e
 }
 
 func (e *Engine) lastAssistant(ctx context.Context, sessionID string) (message.Message, error) {
-	msgs, err := e.sessions.Messages(ctx, sessionID)
+	v, err := e.sessions.View(ctx, sessionID) // holds the last summary, so the last answer too
 	if err != nil {
 		return message.Message{}, err
 	}
+	msgs := v.Stored
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Info.Role == message.RoleAssistant {
-			return msgs[i], nil
+			return e.sessions.Message(ctx, msgs[i].Info.ID) // a copy the caller owns
 		}
 	}
 	return message.Message{}, fmt.Errorf("session %s has no answer", sessionID)

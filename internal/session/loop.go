@@ -48,17 +48,17 @@ func finished(l message.Latest) bool {
 func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) error {
 	for ctx.Err() == nil {
 		e.setStatus(sessionID, Status{Type: StatusBusy})
-		all, err := e.sessions.Messages(ctx, sessionID)
-		if err != nil {
-			return err
-		}
 		if !st.recovered {
 			st.recovered = true
-			if err := e.recover(ctx, all); err != nil {
+			if err := e.recover(ctx, sessionID); err != nil {
 				return err
 			}
 		}
-		msgs := message.FilterCompacted(all)
+		v, err := e.sessions.View(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		msgs := v.Model
 		l := message.FindLatest(msgs)
 		if l.User == nil {
 			return errors.New("the session has no message to answer")
@@ -75,6 +75,14 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 			return err
 		}
 		if st.step == 1 {
+			all := v.Stored
+			if v.From != "" && sess.ParentID == "" && IsDefaultTitle(sess.Title) {
+				// Whether to ask for a title depends on the messages a
+				// compaction hid too.
+				if all, err = e.sessions.Messages(ctx, sessionID); err != nil {
+					return err
+				}
+			}
 			e.ensureTitle(sess, all)
 		}
 
@@ -301,11 +309,20 @@ func maxOutputTokens(m llm.Model) int {
 // recover marks what a crashed or killed process left unfinished: calls
 // that never ended become interrupted errors and their messages aborted.
 // It runs once when a session's loop starts, when no other loop of the
-// session can be writing.
-func (e *Engine) recover(ctx context.Context, msgs []message.Message) error {
+// session can be writing, and reads only the unfinished messages, which
+// the store indexes.
+func (e *Engine) recover(ctx context.Context, sessionID string) error {
+	ids, err := e.sessions.store.UnfinishedAssistants(ctx, sessionID)
+	if err != nil {
+		return err
+	}
 	now := e.cfg.Now().UnixMilli()
-	for i := range msgs {
-		m := &msgs[i]
+	for _, messageID := range ids {
+		msg, err := e.sessions.Message(ctx, messageID)
+		if err != nil {
+			return err
+		}
+		m := &msg
 		if m.Info.Role != message.RoleAssistant || m.Info.Time.Completed != 0 || m.Info.Error != nil {
 			continue
 		}

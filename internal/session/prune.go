@@ -86,17 +86,25 @@ func (e *Engine) shouldPrune(t message.Tokens, m llm.Model) bool {
 
 // prune clears old tool output of a session after its loop ended.
 func (e *Engine) prune(ctx context.Context, sessionID string) error {
-	msgs, err := e.sessions.Messages(ctx, sessionID)
+	v, err := e.sessions.View(ctx, sessionID)
 	if err != nil {
 		return err
 	}
-	l := message.FindLatest(msgs)
+	// The stored view holds the newest user and finished messages.
+	l := message.FindLatest(v.Stored)
 	if l.Finished == nil || l.User == nil {
 		return nil
 	}
 	_, model, err := e.cfg.Models.Model(ctx, l.User.Info.Model)
 	if err != nil || !e.shouldPrune(l.Finished.Info.Tokens, model) {
 		return nil
+	}
+	msgs := v.Stored
+	if v.From != "" {
+		// selectPrune may walk past the last summary into older turns.
+		if msgs, err = e.sessions.Messages(ctx, sessionID); err != nil {
+			return err
+		}
 	}
 	now := e.cfg.Now().UnixMilli()
 	for _, tp := range selectPrune(msgs) {

@@ -27,6 +27,9 @@ type Sessions struct {
 	now     func() time.Time
 
 	mu sync.Mutex // serialises read-modify-write of session infos
+
+	hist      histories // recent histories of the sessions worked on (View)
+	noHistory bool      // View reads the whole session every time
 }
 
 // NewSessions returns the session service over st. Version is written into
@@ -231,7 +234,10 @@ func (s *Sessions) PutMessage(ctx context.Context, info message.Info) error {
 	if err != nil {
 		return fmt.Errorf("encoding message %s: %w", info.ID, err)
 	}
-	if err := s.store.PutMessage(ctx, store.Message{ID: info.ID, SessionID: info.SessionID, TimeCreated: info.Time.Created, Data: data}); err != nil {
+	err = s.tracked(info.SessionID, func() error {
+		return s.store.PutMessage(ctx, store.Message{ID: info.ID, SessionID: info.SessionID, TimeCreated: info.Time.Created, Data: data})
+	}, func(h *history) { h.putMessage(info.ID, data) })
+	if err != nil {
 		return err
 	}
 	s.publish(ctx, bus.MessageUpdated, info.SessionID, MessageEvent{Info: info})
@@ -245,7 +251,7 @@ func (s *Sessions) PutPart(ctx context.Context, p message.Part) error {
 		return fmt.Errorf("encoding part %s: %w", p.Base().ID, err)
 	}
 	b := p.Base()
-	if err := s.store.PutPart(ctx, store.Part{ID: b.ID, MessageID: b.MessageID, SessionID: b.SessionID, Data: data}); err != nil {
+	if err := s.putPartData(ctx, b, data); err != nil {
 		return err
 	}
 	if s.bus != nil {
@@ -258,7 +264,9 @@ func (s *Sessions) PutPart(ctx context.Context, p message.Part) error {
 
 // putPartData stores an encoded part without publishing it.
 func (s *Sessions) putPartData(ctx context.Context, b *message.PartBase, data []byte) error {
-	return s.store.PutPart(ctx, store.Part{ID: b.ID, MessageID: b.MessageID, SessionID: b.SessionID, Data: data})
+	return s.tracked(b.SessionID, func() error {
+		return s.store.PutPart(ctx, store.Part{ID: b.ID, MessageID: b.MessageID, SessionID: b.SessionID, Data: data})
+	}, func(h *history) { h.putPart(b.MessageID, b.ID, data) })
 }
 
 // AddUsage adds a step's cost and tokens to the session's totals.

@@ -1,0 +1,403 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/store"
+)
+
+// historyKeep is how many sessions' histories a Sessions keeps in memory.
+const historyKeep = 4
+
+// histories keeps the recent history of the sessions a process works on,
+// so that a loop does not read and decode a whole session at every step.
+//
+// A history holds the stored messages of a session from an id on (from the
+// last completed compaction, or all of them), and the session's revision
+// (store.SessionRevision) those messages correspond to. Every write this
+// Sessions makes to the session is applied to the history under the
+// history's lock, which also counts it; when the stored revision differs
+// from the count, something else wrote to the session (another process, or
+// a direct store write) and the history is read again.
+type histories struct {
+	mu      sync.Mutex
+	entries map[string]*history
+	order   []string // least recently used first
+}
+
+// history is the kept history of one session.
+type history struct {
+	mu    sync.Mutex // held across each write to the store and its application
+	valid bool
+	from  string // the first message id held; "" for the whole history
+	rev   int64
+	msgs  []*heldMessage // in id order
+	loads int            // how many times it was read from the store
+}
+
+// heldMessage is a message of a history. raw is its stored JSON while it
+// has not been decoded since it was written.
+type heldMessage struct {
+	id    string
+	raw   []byte
+	info  message.Info
+	parts []*heldPart // in id order
+}
+
+// heldPart is a part of a held message, decoded lazily like the message.
+type heldPart struct {
+	id   string
+	raw  []byte
+	part message.Part
+}
+
+// get returns the session's history, making an empty one (which loads on
+// first use) when there is none, and forgetting the least recently used
+// one beyond historyKeep.
+func (hs *histories) get(sessionID string) *history {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.entries == nil {
+		hs.entries = map[string]*history{}
+	}
+	if i := slices.Index(hs.order, sessionID); i >= 0 {
+		hs.order = append(slices.Delete(hs.order, i, i+1), sessionID)
+		return hs.entries[sessionID]
+	}
+	h := &history{}
+	hs.entries[sessionID] = h
+	hs.order = append(hs.order, sessionID)
+	if len(hs.order) > historyKeep {
+		delete(hs.entries, hs.order[0])
+		hs.order = slices.Delete(hs.order, 0, 1)
+	}
+	return h
+}
+
+// lookup returns the session's history, or nil when none is kept.
+func (hs *histories) lookup(sessionID string) *history {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.entries[sessionID]
+}
+
+// tracked runs a store write of the session and applies it to the kept
+// history, if there is one: apply sees the write's error.
+func (s *Sessions) tracked(sessionID string, do func() error, apply func(h *history)) error {
+	if s.noHistory {
+		return do()
+	}
+	h := s.hist.lookup(sessionID)
+	if h == nil {
+		return do()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	err := do()
+	switch {
+	case !h.valid:
+	case err != nil:
+		// The write may or may not have been made: read it all again.
+		h.valid = false
+	default:
+		h.rev++ // each write stores or deletes one row
+		apply(h)
+	}
+	return err
+}
+
+// putMessage applies a stored message info.
+func (h *history) putMessage(id string, data []byte) {
+	if id < h.from {
+		return
+	}
+	i, found := slices.BinarySearchFunc(h.msgs, id, func(m *heldMessage, id string) int { return strings.Compare(m.id, id) })
+	if found {
+		h.msgs[i].raw = data
+		return
+	}
+	h.msgs = slices.Insert(h.msgs, i, &heldMessage{id: id, raw: data})
+}
+
+// putPart applies a stored part.
+func (h *history) putPart(messageID, id string, data []byte) {
+	if messageID < h.from {
+		return
+	}
+	i, found := slices.BinarySearchFunc(h.msgs, messageID, func(m *heldMessage, id string) int { return strings.Compare(m.id, id) })
+	if !found {
+		// The message was stored by someone else: the revision shows it,
+		// but read again at once rather than hold a part without it.
+		h.valid = false
+		return
+	}
+	m := h.msgs[i]
+	j, found := slices.BinarySearchFunc(m.parts, id, func(p *heldPart, id string) int { return strings.Compare(p.id, id) })
+	if found {
+		m.parts[j].raw = data
+		return
+	}
+	m.parts = slices.Insert(m.parts, j, &heldPart{id: id, raw: data})
+}
+
+// View is what the loop reads of a session at the start of a step.
+type View struct {
+	// Stored is the session's stored messages with their parts from From
+	// on, in id order.
+	Stored []message.Message
+	// From is the first message id Stored may hold: the compaction message
+	// of the last completed compaction, or the start of the tail it
+	// keeps. It is "" when Stored is the whole history.
+	From string
+	// Model is message.FilterCompacted of the whole history: what the
+	// model sees.
+	Model []message.Message
+}
+
+// View returns the session's history as the model sees it, with the
+// stored messages from the last completed compaction on. It reads from the
+// store only what changed since the last call, unless another process
+// wrote to the session. The messages share their parts with later calls:
+// a caller that changes a part must store it (PutPart) or discard it.
+func (s *Sessions) View(ctx context.Context, sessionID string) (View, error) {
+	if s.noHistory {
+		all, err := s.Messages(ctx, sessionID)
+		if err != nil {
+			return View{}, err
+		}
+		return View{Stored: all, Model: message.FilterCompacted(all)}, nil
+	}
+	h := s.hist.get(sessionID)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.valid {
+		rev, err := s.store.SessionRevision(ctx, sessionID)
+		if err != nil {
+			return View{}, err
+		}
+		if rev != h.rev {
+			h.valid = false
+		}
+	}
+	if !h.valid {
+		if err := s.load(ctx, sessionID, h, true); err != nil {
+			return View{}, err
+		}
+	}
+	v, ok, err := h.view()
+	if err != nil || ok {
+		return v, err
+	}
+	// The compaction the history starts at no longer applies (its summary
+	// was changed): read the whole history.
+	if err := s.load(ctx, sessionID, h, false); err != nil {
+		return View{}, err
+	}
+	v, _, err = h.view()
+	return v, err
+}
+
+// view decodes what changed and returns the history. It reports false
+// when the history starts at a compaction the model no longer sees from.
+func (h *history) view() (View, bool, error) {
+	stored := make([]message.Message, len(h.msgs))
+	for i, m := range h.msgs {
+		if m.raw != nil {
+			var info message.Info
+			if err := json.Unmarshal(m.raw, &info); err != nil {
+				h.valid = false
+				return View{}, false, fmt.Errorf("decoding message %s: %w", m.id, err)
+			}
+			m.info, m.raw = info, nil
+		}
+		parts := make([]message.Part, len(m.parts))
+		for j, p := range m.parts {
+			if p.raw != nil {
+				d, err := message.UnmarshalPart(p.raw)
+				if err != nil {
+					h.valid = false
+					return View{}, false, fmt.Errorf("decoding part %s: %w", p.id, err)
+				}
+				p.part, p.raw = d, nil
+			}
+			parts[j] = p.part
+		}
+		stored[i] = message.Message{Info: m.info, Parts: parts}
+	}
+	model := message.FilterCompacted(stored)
+	start, ok := compactionStart(stored, model)
+	if !ok {
+		// Without a compaction the model sees everything.
+		return View{Stored: stored, From: h.from, Model: model}, h.from == "", nil
+	}
+	if start < h.from {
+		return View{}, false, nil
+	}
+	if start > h.from {
+		// A newer compaction completed: forget what it summarised.
+		n, _ := slices.BinarySearchFunc(h.msgs, start, func(m *heldMessage, id string) int { return strings.Compare(m.id, id) })
+		h.msgs = slices.Delete(h.msgs, 0, n)
+		stored = stored[n:]
+		h.from = start
+	}
+	return View{Stored: stored, From: h.from, Model: model}, true, nil
+}
+
+// compactionStart returns the first message id the model still sees of a
+// history filtered by message.FilterCompacted: the compaction message's, or
+// the start of the tail it keeps when that is older. It reports false when
+// no compaction applies.
+func compactionStart(stored, model []message.Message) (string, bool) {
+	if len(stored) == 0 || len(model) == 0 || &model[0] == &stored[0] {
+		return "", false
+	}
+	u := model[0].Info
+	for _, p := range model[0].Parts {
+		if cp, ok := p.(*message.CompactionPart); ok {
+			if cp.TailStartID != "" && cp.TailStartID < u.ID {
+				return cp.TailStartID, true
+			}
+			return u.ID, true
+		}
+	}
+	return "", false
+}
+
+// load reads the session's history into h: from its last completed
+// compaction on when recent is true, else all of it.
+func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
+	h.valid, h.msgs, h.from = false, nil, ""
+	h.loads++
+	return s.store.Read(ctx, func(tx *store.Tx) error {
+		rev, err := tx.SessionRevision(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		from := ""
+		if recent {
+			if from, err = recentStart(ctx, tx, sessionID); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.ListMessagesFrom(ctx, sessionID, from)
+		if err != nil {
+			return err
+		}
+		parts, err := tx.ListPartsFrom(ctx, sessionID, from)
+		if err != nil {
+			return err
+		}
+		msgs := make([]*heldMessage, len(rows))
+		for i, r := range rows {
+			msgs[i] = &heldMessage{id: r.ID, raw: r.Data}
+		}
+		i := 0
+		for _, p := range parts {
+			for i < len(msgs) && msgs[i].id < p.MessageID {
+				i++
+			}
+			if i == len(msgs) {
+				break
+			}
+			if msgs[i].id != p.MessageID {
+				continue // a part without its message is not part of the history
+			}
+			msgs[i].parts = append(msgs[i].parts, &heldPart{id: p.ID, raw: p.Data})
+		}
+		h.valid, h.rev, h.from, h.msgs = true, rev, from, msgs
+		return nil
+	})
+}
+
+// recentStart finds from the store's indexes where the model's view of a
+// session starts: at the message of the last completed compaction, or at
+// the start of the tail that compaction keeps. It is "" when no compaction
+// completed.
+func recentStart(ctx context.Context, tx *store.Tx, sessionID string) (string, error) {
+	sums, err := tx.CompletedSummaries(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	var users []string // asked for a compaction that completed after them
+	for _, sm := range sums {
+		if sm.ParentID != "" && sm.ParentID < sm.ID {
+			users = append(users, sm.ParentID)
+		}
+	}
+	slices.Sort(users)
+	users = slices.Compact(users)
+	for i := len(users) - 1; i >= 0; i-- {
+		u := users[i]
+		role, err := tx.MessageRole(ctx, sessionID, u)
+		if err != nil {
+			return "", err
+		}
+		if role != string(message.RoleUser) {
+			continue
+		}
+		rows, err := tx.ListMessageParts(ctx, u)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range rows {
+			if r.SessionID != sessionID {
+				continue
+			}
+			p, err := message.UnmarshalPart(r.Data)
+			if err != nil {
+				return "", fmt.Errorf("decoding part %s: %w", r.ID, err)
+			}
+			if cp, ok := p.(*message.CompactionPart); ok {
+				if cp.TailStartID != "" && cp.TailStartID < u {
+					return cp.TailStartID, nil
+				}
+				return u, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// MessagesFrom returns the session's messages whose id is fromID or later,
+// with their parts, oldest first: the end of what Messages returns, read
+// without the rest.
+func (s *Sessions) MessagesFrom(ctx context.Context, sessionID, fromID string) ([]message.Message, error) {
+	var out []message.Message
+	err := s.store.Read(ctx, func(tx *store.Tx) error {
+		rows, err := tx.ListMessagesFrom(ctx, sessionID, fromID)
+		if err != nil {
+			return err
+		}
+		parts, err := tx.ListPartsFrom(ctx, sessionID, fromID)
+		if err != nil {
+			return err
+		}
+		out = make([]message.Message, len(rows))
+		index := make(map[string]int, len(rows))
+		for i, r := range rows {
+			if err := json.Unmarshal(r.Data, &out[i].Info); err != nil {
+				return fmt.Errorf("decoding message %s: %w", r.ID, err)
+			}
+			index[r.ID] = i
+		}
+		for _, r := range parts {
+			i, ok := index[r.MessageID]
+			if !ok {
+				continue
+			}
+			p, err := message.UnmarshalPart(r.Data)
+			if err != nil {
+				return fmt.Errorf("decoding part %s: %w", r.ID, err)
+			}
+			out[i].Parts = append(out[i].Parts, p)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,295 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/fakellm"
+	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+// echoModel answers from the request alone, so that one session played
+// twice asks the same questions both times. It records every request as
+// the JSON a provider adapter would start from.
+type echoModel struct {
+	mu     sync.Mutex
+	bodies [][]byte
+	// onRequest runs for every request, numbered from 1, before it is
+	// answered.
+	onRequest func(n int, req *llm.Request)
+}
+
+func (m *echoModel) ID() string { return "fake" }
+
+func (m *echoModel) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
+	body, err := json.Marshal(req)
+	if err != nil {
+		panic(err)
+	}
+	m.mu.Lock()
+	m.bodies = append(m.bodies, body)
+	n := len(m.bodies)
+	m.mu.Unlock()
+	if m.onRequest != nil {
+		m.onRequest(n, req)
+	}
+	step := echoAnswer(n, req)
+	return func(yield func(llm.Event) bool) { fakellm.Play(ctx, "fake", step, nil, yield) }
+}
+
+// echoAnswer is the answer to the n-th request: a summary for a compaction
+// (a request without tools), tool calls after a user's message, text after
+// tool results. The usage grows with the history, so that long histories
+// overflow the context and are compacted.
+func echoAnswer(n int, req *llm.Request) fakellm.Step {
+	history := len(req.Messages)
+	if len(req.Tools) == 0 {
+		return append(fakellm.Text("s", fmt.Sprintf("Summary %d of %d messages.", n, history)),
+			fakellm.Finish(llm.FinishStop, llm.Usage{Input: 400, Output: 40})...)
+	}
+	usage := llm.Usage{Input: int64(history) * 900, Output: 25}
+	if last := req.Messages[len(req.Messages)-1]; last.Role != llm.RoleUser {
+		return append(fakellm.Text("t", fmt.Sprintf("Answer %d after %d messages.", n, history)),
+			fakellm.Finish(llm.FinishStop, usage)...)
+	}
+	var step fakellm.Step
+	step = append(step, fakellm.Call(fmt.Sprintf("call_%d_a", n), "read", `{"filePath":"big.txt"}`)...)
+	if n%3 == 0 {
+		step = append(step, fakellm.Call(fmt.Sprintf("call_%d_b", n), "bash",
+			fmt.Sprintf(`{"command":"echo step %d","description":"Print the step"}`, n))...)
+	}
+	return append(step, fakellm.Finish(llm.FinishToolCalls, usage)...)
+}
+
+// echoModels serves the echo model, and a scripted small model for titles.
+type echoModels struct {
+	main  llm.Provider
+	limit llm.Limit
+}
+
+func (m echoModels) Model(_ context.Context, ref message.ModelRef) (llm.Provider, llm.Model, error) {
+	model := llm.Model{ID: ref.ModelID, ProviderID: ref.ProviderID, Limit: m.limit, ToolCall: true}
+	switch ref.String() {
+	case "fake/model":
+		return m.main, model, nil
+	case "fake/small":
+		return fakellm.NewScripted("fake", append(fakellm.Text("t", "A title"), fakellm.Finish(llm.FinishStop, llm.Usage{})...)), model, nil
+	}
+	return nil, llm.Model{}, fmt.Errorf("unknown model %s", ref)
+}
+
+func (echoModels) Default(context.Context) (message.ModelRef, error) {
+	return message.ModelRef{ProviderID: "fake", ModelID: "model"}, nil
+}
+
+func (echoModels) Small(context.Context, string) (message.ModelRef, bool) {
+	return message.ModelRef{ProviderID: "fake", ModelID: "small"}, true
+}
+
+// newEchoEngine returns an engine over sessions answered by model, with
+// the built-in tools in work and pruning on.
+func newEchoEngine(t *testing.T, sessions *Sessions, model llm.Provider, work string) *Engine {
+	t.Helper()
+	b := bus.New(time.Second)
+	prune := true
+	eng, err := New(Config{
+		Sessions: sessions, Bus: b, Models: echoModels{main: model, limit: llm.Limit{Context: 60_000, Output: 4000}},
+		Agents:      StaticAgents{BuildAgent()},
+		Tools:       registryTools{tool.NewRegistry(tool.Builtins(tool.Env{Ripgrep: "-"})...)},
+		Permissions: permission.NewService(b, nil, permission.Options{AutoApprove: true}),
+		Directory:   work, Worktree: work, FlushInterval: 5 * time.Millisecond,
+		Compaction: Compaction{Prune: &prune},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(eng.Close)
+	return eng
+}
+
+// echoWorkspace makes a directory with a file whose reads fill the
+// context quickly, so that old tool output is pruned.
+func echoWorkspace(t *testing.T) string {
+	t.Helper()
+	work := t.TempDir()
+	var sb strings.Builder
+	for i := range 1500 {
+		fmt.Fprintf(&sb, "line %04d of a large file to read\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(work, "big.txt"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
+// playEcho plays prompts in a new session and returns every request sent
+// to the main model, with the session's id written as SESSION.
+func playEcho(t *testing.T, sessions *Sessions, work string, prompts int) ([][]byte, string) {
+	t.Helper()
+	ctx := context.Background()
+	model := &echoModel{}
+	eng := newEchoEngine(t, sessions, model, work)
+	sess, err := sessions.Create(ctx, CreateInput{ProjectID: "p", Directory: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for i := range prompts {
+		if _, err := eng.Prompt(deadline, PromptInput{SessionID: sess.ID, Parts: []message.Part{TextPart(fmt.Sprintf("Question %d", i))}}); err != nil {
+			t.Fatalf("prompt %d: %v", i, err)
+		}
+	}
+	eng.Close()
+	out := make([][]byte, len(model.bodies))
+	for i, b := range model.bodies {
+		out[i] = bytes.ReplaceAll(b, []byte(sess.ID), []byte("SESSION"))
+	}
+	return out, sess.ID
+}
+
+// TestHistoryRequestsMatchFullReload plays one long session, with tool
+// calls, pruning and several automatic compactions, twice: reading the
+// whole session at every step, and keeping the history in memory. Every
+// request sent to the model must be the same, byte for byte.
+func TestHistoryRequestsMatchFullReload(t *testing.T) {
+	const prompts = 40
+	work := echoWorkspace(t)
+	ctx := context.Background()
+	open := func() *Sessions {
+		st, err := store.Open(ctx, ":memory:")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return NewSessions(st, nil, "test")
+	}
+
+	full := open()
+	full.noHistory = true
+	want, _ := playEcho(t, full, work, prompts)
+
+	kept := open()
+	got, sessionID := playEcho(t, kept, work, prompts)
+
+	if len(got) != len(want) {
+		t.Errorf("%d requests kept in memory, %d reading everything", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("request %d differs:\nkept: %s\nfull: %s", i+1, clip(string(got[i]), 4000), clip(string(want[i]), 4000))
+		}
+	}
+	var summaries int
+	for _, b := range want {
+		if !bytes.Contains(b, []byte(`"tools"`)) {
+			summaries++
+		}
+	}
+	if summaries < 2 {
+		t.Errorf("the session was compacted %d times; the test needs at least 2", summaries)
+	}
+	h := kept.hist.lookup(sessionID)
+	if h == nil || h.loads != 1 {
+		t.Errorf("the kept history was read from the store %d times, want once", h.loads)
+	}
+
+	// What the loop sees starts at the last compaction and equals the
+	// filtered whole history.
+	v, err := kept.View(ctx, sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := kept.Messages(ctx, sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.From == "" || len(v.Stored) >= len(all)/2 {
+		t.Errorf("the view holds %d of %d messages from %q; want those since the last compaction", len(v.Stored), len(all), v.From)
+	}
+	if a, b := mustJSON(t, v.Model), mustJSON(t, message.FilterCompacted(all)); a != b {
+		t.Errorf("the view differs from the filtered history:\n%s\n%s", clip(a, 2000), clip(b, 2000))
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestHistorySecondWriter changes a session from a second connection to
+// the database, as another codeloop process would, between two prompts of
+// a running engine: the next request must carry the change.
+func TestHistorySecondWriter(t *testing.T) {
+	ctx := context.Background()
+	work := echoWorkspace(t)
+	path := filepath.Join(t.TempDir(), "codeloop.db")
+	stA, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stA.Close()
+	stB, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stB.Close()
+	a, b := NewSessions(stA, nil, "test"), NewSessions(stB, nil, "test")
+
+	model := &echoModel{}
+	eng := newEchoEngine(t, a, model, work)
+	sess, err := a.Create(ctx, CreateInput{ProjectID: "p", Directory: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := func(text string) {
+		t.Helper()
+		if _, err := eng.Prompt(ctx, PromptInput{SessionID: sess.ID, Parts: []message.Part{TextPart(text)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt("The first question")
+	prompt("The second question")
+
+	// The other process rewrites the first question and adds a turn.
+	msgs, err := b.Messages(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := msgs[0].Parts[0].(*message.TextPart)
+	first.Text = "The first question, edited elsewhere"
+	if err := b.PutPart(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	prompt("The third question")
+
+	n := len(model.bodies)
+	last := string(model.bodies[n-2]) // the step that calls the tools
+	if !strings.Contains(last, "edited elsewhere") {
+		t.Fatalf("the request after another process's change does not carry it:\n%s", clip(last, 3000))
+	}
+	if strings.Contains(last, `"The first question"`) {
+		t.Fatalf("the request still carries the text another process replaced")
+	}
+	if h := a.hist.lookup(sess.ID); h == nil || h.loads != 2 {
+		t.Errorf("the history was read %d times, want twice (at the start and after the change)", h.loads)
+	}
+}
