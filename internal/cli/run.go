@@ -31,6 +31,7 @@ type runOptions struct {
 	sandbox                                       string
 	cont, fork, auto                              bool
 	files                                         []string
+	attach, token                                 string // run on a server (run --attach)
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -63,6 +64,8 @@ func newRunCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.auto, "auto", false, "approve permission requests that no rule denies")
 	f.StringVar(&o.command, "command", "", "run a slash command, with the message as its arguments")
 	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
+	f.StringVar(&o.attach, "attach", "", "run the prompt on a codeloop server (http://host:port or unix:///path; see codeloop serve)")
+	f.StringVar(&o.token, "token", "", "the server's token, with --attach (default: $"+tokenEnv+", else the server's state file)")
 	return cmd
 }
 
@@ -126,6 +129,9 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	}
 	if strings.TrimSpace(text) == "" && o.command == "" && len(o.files) == 0 {
 		return &exitCodeError{code: exitUsage, err: errors.New("a message is required: codeloop run \"what to do\"")}
+	}
+	if o.attach != "" {
+		return e.runAttached(ctx, o, text)
 	}
 	var model *message.ModelRef
 	if o.model != "" {
@@ -276,7 +282,7 @@ wait:
 	var unfinished string
 	if !interrupted && loopErr == nil {
 		// Another process may have answered while this one waited.
-		if msgs, err := a.Sessions.Messages(context.WithoutCancel(ctx), sess.ID); err == nil {
+		if msgs, err := a.Sessions.MessagesFrom(context.WithoutCancel(ctx), sess.ID, out.since); err == nil {
 			out.catchUp(msgs)
 			unfinished = out.incomplete(msgs)
 		}
