@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// TestRunAttach runs prompts on a codeloop server with run --attach: the
+// answer streams to this process, the tool runs in the server's project,
+// the session lives in the server (another client sees it), a rejected
+// permission exits 1, and --continue prompts the same session.
+func TestRunAttach(t *testing.T) {
+	script := `
+step
+call call_1 bash {"command":"echo attached > out.txt"}
+finish tool-calls
+step
+text The file is written.
+finish stop
+step
+call call_2 bash {"command":"rm out.txt"}
+finish tool-calls
+step
+text I could not remove it.
+finish stop
+`
+	p := newProject(t, script, nil)
+	p.write(map[string]string{"codeloop.json": `{"permission": {"bash": "ask"}}`})
+	srv := p.serve("--port", "0")
+	elsewhere := t.TempDir() // run --attach needs no project of its own
+	run := func(args ...string) (string, string, int) {
+		cmd := p.command(context.Background(), append([]string{"run", "--attach", srv.url, "--token", srv.token}, args...)...)
+		cmd.Dir = elsewhere
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		_ = cmd.Run()
+		return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+	}
+	out, stderr, code := run("--auto", "write the file")
+	if code != 0 || !strings.Contains(out, "→ bash") || !strings.HasSuffix(strings.TrimSpace(out), "The file is written.") {
+		t.Fatalf("run --attach: exit %d\nstdout %q\nstderr %q", code, out, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(p.dir, "out.txt")); err != nil || string(b) != "attached\n" {
+		t.Errorf("out.txt in the server's project: %q, %v", b, err)
+	}
+	c := srv.client(t)
+	sessions, err := c.ListSessions(context.Background(), client.ListSessionsOptions{})
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("the server lists %d sessions (%v), want the one run --attach made", len(sessions), err)
+	}
+
+	_, stderr, code = run("-c", "remove the file")
+	if code != 1 || !strings.Contains(stderr, "permission requested: bash (rm out.txt)") {
+		t.Errorf("a rejected ask: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "out.txt")); err != nil {
+		t.Error("the rejected command ran")
+	}
+	msgs, err := c.Messages(context.Background(), sessions[0].ID, client.MessagesOptions{})
+	if err != nil || len(msgs) < 5 {
+		t.Errorf("--continue did not prompt the same session: %d messages, %v", len(msgs), err)
+	}
+}
