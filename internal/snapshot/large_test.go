@@ -68,7 +68,9 @@ func TestLargeProject(t *testing.T) {
 			}
 		}
 	}
-	if s.Size() > DefaultMaxSize {
-		t.Errorf("the store holds %d bytes, over its cap", s.Size())
+	// The project's unchanged files may fill three quarters of the cap;
+	// the rest stays for what steps change.
+	if s.Size() > DefaultMaxSize/4*3+DefaultMaxSize/32 {
+		t.Errorf("the store holds %d bytes, more than the project's share of its cap", s.Size())
 	}
 }

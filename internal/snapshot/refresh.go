@@ -35,7 +35,11 @@ const maxScanRead = 64 << 20
 // refresh scans worktree (see above). budget is the store size up to which
 // it may add content: the scan before a step leaves room for what steps
 // change, the scan after it may use the whole cap.
-func (s *Store) refresh(ctx context.Context, worktree string, budget int64) (*scanState, error) {
+//
+// since, when set, is the scan before the step: then only files that are
+// new or changed since it are read, so the room left for the step's changes
+// is not spent on files the step did not touch.
+func (s *Store) refresh(ctx context.Context, worktree string, budget int64, since *scanState) (*scanState, error) {
 	s.mu.Lock()
 	ix := s.indexFor(worktree)
 	s.mu.Unlock()
@@ -56,6 +60,11 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64) (*sc
 		if old, ok := ix.files[rel]; ok && old.Stat == st && old.Entry != nil {
 			out[rel] = old
 			continue
+		}
+		if since != nil {
+			if was, ok := since.stats[rel]; ok && was == st {
+				continue // untouched by the step, and not kept before it either
+			}
 		}
 		toRead = append(toRead, rel)
 	}

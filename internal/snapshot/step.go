@@ -155,7 +155,7 @@ func (s *Store) BeforeTool(ctx context.Context, checkpoint, tool string) error {
 			Reason: "the project is the home or root directory: only files codeloop's own tools change are kept"})
 		return nil
 	}
-	pre, err := s.refresh(ctx, st.cp.Worktree, s.scanShare())
+	pre, err := s.refresh(ctx, st.cp.Worktree, s.scanShare(), nil)
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 	after := map[string]*Entry{}
 	var unkept []Skip
 	if pre := st.pre; pre != nil {
-		post, err := s.refresh(ctx, st.cp.Worktree, s.opts.MaxSize-s.opts.MaxSize/32) // room for the checkpoint and lists
+		post, err := s.refresh(ctx, st.cp.Worktree, s.opts.MaxSize-s.opts.MaxSize/32, pre) // room for the checkpoint and lists
 		if err != nil {
 			return Patch{}, err
 		}
