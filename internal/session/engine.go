@@ -309,6 +309,9 @@ func (e *Engine) run(r *runner) {
 			delete(e.runners, r.sessionID)
 		}
 		e.mu.Unlock()
+		// Released before the session is said to be idle, so whoever acts
+		// on that (a revert) finds the lock free.
+		lock.Release()
 		if err != nil {
 			e.cfg.Log.Error("session loop failed", "session", r.sessionID, "err", err)
 			e.publishError(r.sessionID, message.FromError(err))
@@ -316,7 +319,6 @@ func (e *Engine) run(r *runner) {
 		if last {
 			e.setStatus(r.sessionID, Status{Type: StatusIdle})
 		}
-		lock.Release()
 		r.cancel()
 		close(r.done)
 		return
