@@ -136,8 +136,10 @@ func tail(b []byte) string {
 // seedSession makes the project's latest session hold n messages: it runs
 // one real prompt (the model script's first step), exports that session,
 // repeats its user and assistant messages under new ids until there are n,
-// and imports the result over it.
-func seedSession(ctx context.Context, p *project, n int) error {
+// and imports the result over it. With compacted, the pair of messages
+// compactedTail messages before the end is a completed compaction: a
+// compaction request and its summary.
+func seedSession(ctx context.Context, p *project, n int, compacted bool) error {
 	ex, err := p.run(ctx, "run", "the first question")
 	if err != nil || ex.code != 0 {
 		return fmt.Errorf("first prompt: exit status %d: %v %s", ex.code, err, ex.stderr)
@@ -163,6 +165,9 @@ func seedSession(ctx context.Context, p *project, n int) error {
 		u := cloneMessage(user, fmt.Sprintf("Question %d: please look at the code again and tell me what the function on line %d does, and whether it needs a test.", i/2, i))
 		a := cloneMessage(assistant, fmt.Sprintf("Answer %d: the function on line %d parses its input, returns an error for empty text, and is already covered by the table test in parse_test.go.", i/2, i))
 		a["info"].(map[string]any)["parentID"] = u["info"].(map[string]any)["id"]
+		if compacted && i == n-compactedTail {
+			markCompaction(u, a)
+		}
 		msgs = append(msgs, u, a)
 		last = a["info"].(map[string]any)["id"].(string)
 	}
@@ -185,6 +190,25 @@ func seedSession(ctx context.Context, p *project, n int) error {
 		return fmt.Errorf("import: exit status %d: %v %s", ex.code, err, ex.stderr)
 	}
 	return nil
+}
+
+// compactedTail is how many messages follow the compaction in a compacted
+// seeded session.
+const compactedTail = 40
+
+// markCompaction turns a cloned user and assistant message into a
+// compaction request and its completed summary.
+func markCompaction(user, assistant map[string]any) {
+	for _, raw := range user["parts"].([]any) {
+		part := raw.(map[string]any)
+		if part["type"] == "text" {
+			delete(part, "text")
+			part["type"], part["auto"] = "compaction", true
+		}
+	}
+	assistant["info"].(map[string]any)["summary"] = true
+	assistant["info"].(map[string]any)["mode"] = "compaction"
+	assistant["info"].(map[string]any)["agent"] = "compaction"
 }
 
 // cloneMessage copies an exported message under new message and part ids,

@@ -97,15 +97,15 @@ step
 text One more answer at the end of a long session.
 finish stop input=900 output=12
 `,
-		setup: func(ctx context.Context, p *project) error { return seedSession(ctx, p, longSessionMessages) },
-		args:  []string{"run", "--format", "json", "-c", "one more question"},
-		check: func(_ *project, ex execution) string {
-			if !strings.Contains(string(ex.stdout), "One more answer") {
-				return "no answer"
-			}
-			return ""
-		},
+		setup: func(ctx context.Context, p *project) error { return seedSession(ctx, p, longSessionMessages, false) },
+		args:  longSessionArgs,
+		check: longSessionCheck,
 	},
+	longSession("long-session-1k-compacted", 1000, true),
+	longSession("long-session-10k", 10000, false),
+	longSession("long-session-10k-compacted", 10000, true),
+	longSession("long-session-20k", 20000, false),
+	longSession("long-session-20k-compacted", 20000, true),
 	{
 		name:  "many-tools",
 		about: "one step with 8 parallel tool calls (read, grep, glob), then an answer",
@@ -139,6 +139,39 @@ finish stop input=4000 output=10
 		about: "codeloop --version",
 		args:  nil,
 	},
+}
+
+var longSessionArgs = []string{"run", "--format", "json", "-c", "one more question"}
+
+func longSessionCheck(_ *project, ex execution) string {
+	if !strings.Contains(string(ex.stdout), "One more answer") {
+		return "no answer"
+	}
+	return ""
+}
+
+// longSession is the long-session scenario at another size; compacted
+// puts a completed compaction 40 messages before the end, so the model
+// sees only those.
+func longSession(name string, n int, compacted bool) *scenario {
+	about := fmt.Sprintf("continue a session of %d messages with one more prompt", n)
+	if compacted {
+		about += fmt.Sprintf(", the last %d after a compaction", compactedTail)
+	}
+	return &scenario{
+		name: name, about: about,
+		script: `
+step
+text The first answer.
+finish stop input=100 output=5
+step
+text One more answer at the end of a long session.
+finish stop input=900 output=12
+`,
+		setup: func(ctx context.Context, p *project) error { return seedSession(ctx, p, n, compacted) },
+		args:  longSessionArgs,
+		check: longSessionCheck,
+	}
 }
 
 const (

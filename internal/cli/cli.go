@@ -138,6 +138,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newACPCmd(e),
 		newServeCmd(e), newAttachCmd(e),
 		newTrustCmd(e),
+		newStatsCmd(e),
 	)
 	return root
 }

@@ -34,5 +34,6 @@ func newDebugCmd(e *env) *cobra.Command {
 	cmd.AddCommand(newDebugSandboxCmd(e))
 	cmd.AddCommand(newDebugSnapshotCmd(e))
 	cmd.AddCommand(newDebugLSPCmd(e))
+	cmd.AddCommand(newDebugStoreCmd(e))
 	return cmd
 }

@@ -123,7 +123,7 @@ func newSessionCmd(e *env) *cobra.Command {
 		},
 	}
 	del.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking")
-	cmd.AddCommand(list, del)
+	cmd.AddCommand(list, del, newSessionPruneCmd(e))
 	cmd.AddCommand(sessionRevertCmds(e)...)
 	return cmd
 }

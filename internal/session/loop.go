@@ -76,9 +76,10 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		}
 		if st.step == 1 {
 			all := v.Stored
-			if v.From != "" && sess.ParentID == "" && IsDefaultTitle(sess.Title) {
+			if v.From != "" && sess.ParentID == "" && IsDefaultTitle(sess.Title) && typedPrompts(v.Stored) < 2 {
 				// Whether to ask for a title depends on the messages a
-				// compaction hid too.
+				// compaction hid too, unless those since are enough to
+				// say no.
 				if all, err = e.sessions.Messages(ctx, sessionID); err != nil {
 					return err
 				}
@@ -207,6 +208,24 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 		out = outStop // a hook said stop
 	}
 	return out, nil
+}
+
+// typedPrompts counts the user messages with text the user typed, as
+// ensureTitle does: a title is asked for when there is exactly one.
+func typedPrompts(msgs []message.Message) int {
+	n := 0
+	for i := range msgs {
+		if msgs[i].Info.Role != message.RoleUser {
+			continue
+		}
+		for _, p := range msgs[i].Parts {
+			if tp, ok := p.(*message.TextPart); ok && !tp.Synthetic && tp.Text != "" {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // resolveTools lists the tools of a step, sorted by id, without those the
