@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -206,26 +208,14 @@ func (s *Sessions) View(ctx context.Context, sessionID string) (View, error) {
 // view decodes what changed and returns the history. It reports false
 // when the history starts at a compaction the model no longer sees from.
 func (h *history) view() (View, bool, error) {
+	if err := decodeHeld(h.msgs); err != nil {
+		h.valid = false
+		return View{}, false, err
+	}
 	stored := make([]message.Message, len(h.msgs))
 	for i, m := range h.msgs {
-		if m.raw != nil {
-			var info message.Info
-			if err := json.Unmarshal(m.raw, &info); err != nil {
-				h.valid = false
-				return View{}, false, fmt.Errorf("decoding message %s: %w", m.id, err)
-			}
-			m.info, m.raw = info, nil
-		}
 		parts := make([]message.Part, len(m.parts))
 		for j, p := range m.parts {
-			if p.raw != nil {
-				d, err := message.UnmarshalPart(p.raw)
-				if err != nil {
-					h.valid = false
-					return View{}, false, fmt.Errorf("decoding part %s: %w", p.id, err)
-				}
-				p.part, p.raw = d, nil
-			}
 			parts[j] = p.part
 		}
 		stored[i] = message.Message{Info: m.info, Parts: parts}
@@ -247,6 +237,52 @@ func (h *history) view() (View, bool, error) {
 		h.from = start
 	}
 	return View{Stored: stored, From: h.from, Model: model}, true, nil
+}
+
+// decodeParallelMin is the number of messages from which decodeHeld
+// shares the work among the processors.
+const decodeParallelMin = 512
+
+// decodeHeld decodes the messages and parts written since they were last
+// decoded. A long history read from the store is decoded by one goroutine
+// per processor, each taking an equal run of messages; decodeHeld waits
+// for them all.
+func decodeHeld(msgs []*heldMessage) error {
+	workers := min(runtime.GOMAXPROCS(0), len(msgs)/decodeParallelMin)
+	if workers <= 1 {
+		return decodeRun(msgs)
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		run := msgs[w*len(msgs)/workers : (w+1)*len(msgs)/workers]
+		wg.Go(func() { errs[w] = decodeRun(run) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// decodeRun decodes what is pending in a run of messages.
+func decodeRun(msgs []*heldMessage) error {
+	for _, m := range msgs {
+		if m.raw != nil {
+			var info message.Info
+			if err := json.Unmarshal(m.raw, &info); err != nil {
+				return fmt.Errorf("decoding message %s: %w", m.id, err)
+			}
+			m.info, m.raw = info, nil
+		}
+		for _, p := range m.parts {
+			if p.raw != nil {
+				d, err := message.UnmarshalPart(p.raw)
+				if err != nil {
+					return fmt.Errorf("decoding part %s: %w", p.id, err)
+				}
+				p.part, p.raw = d, nil
+			}
+		}
+	}
+	return nil
 }
 
 // compactionStart returns the first message id the model still sees of a
