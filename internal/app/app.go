@@ -236,6 +236,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.refreshCatalog()
 	md := models{a.Models}
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
+	a.pruneSessions(cfg.Retention, opts.Log)
 	a.Engine, err = session.New(session.Config{
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
 		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)},

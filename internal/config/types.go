@@ -48,6 +48,7 @@ type Config struct {
 	Attachment        Attachment          `json:"attachment,omitzero" jsonschema:"attachment handling"`
 	Enterprise        Enterprise          `json:"enterprise,omitzero" jsonschema:"enterprise settings"`
 	ToolOutput        ToolOutput          `json:"tool_output,omitzero" jsonschema:"limits on tool output kept in context"`
+	Retention         string              `json:"retention,omitempty" jsonschema:"delete this project's sessions not changed for this long when codeloop starts: days (90d) or weeks (12w), at least a day; unset keeps every session"`
 	Compaction        Compaction          `json:"compaction,omitzero" jsonschema:"context compaction settings"`
 	Sandbox           Sandbox             `json:"sandbox,omitzero" jsonschema:"OS confinement of the bash tool's commands (Linux)"`
 	Search            Search              `json:"search,omitzero" jsonschema:"the web search service of the websearch and codesearch tools, which are offered only when it is set"`

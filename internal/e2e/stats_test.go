@@ -22,6 +22,9 @@ finish stop input=1200 output=10
 step
 text A second answer.
 finish stop input=300 output=5
+step
+text A third answer.
+finish stop input=300 output=5
 `, map[string]string{"notes.txt": "some notes\n"})
 	for _, prompt := range []string{"read notes.txt", "and again"} {
 		if out, errb, code := p.run("run", "--auto", prompt); code != 0 {
@@ -110,5 +113,20 @@ finish stop input=300 output=5
 	}
 	if out, _, _ := p.run("stats", "--format", "json"); !strings.Contains(out, `"sessions": 1`) {
 		t.Errorf("stats after the prune:\n%s", out)
+	}
+
+	// With a retention in the config, starting codeloop deletes it.
+	if _, errb, code := p.run("import", file); code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, errb)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, "codeloop.json"), []byte(`{"retention": "30d"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errb, code := p.run("run", "a third question"); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errb)
+	}
+	out, _, _ = p.run("session", "list", "--format", "json")
+	if strings.Count(out, `"id": "ses_`) != 2 || strings.Contains(out, oldID) {
+		t.Fatalf("sessions after a start with a retention of 30 days:\n%s", out)
 	}
 }
