@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/codeloop/codeloop/internal/message"
 )
@@ -20,24 +18,5 @@ func (s *Sessions) MessagesPage(ctx context.Context, sessionID, before string, l
 	if err != nil {
 		return nil, err
 	}
-	out := make([]message.Message, len(rows))
-	index := make(map[string]int, len(rows))
-	for i, r := range rows {
-		if err := json.Unmarshal(r.Data, &out[i].Info); err != nil {
-			return nil, fmt.Errorf("decoding message %s: %w", r.ID, err)
-		}
-		index[r.ID] = i
-	}
-	for _, r := range parts {
-		i, ok := index[r.MessageID]
-		if !ok {
-			continue
-		}
-		p, err := message.UnmarshalPart(r.Data)
-		if err != nil {
-			return nil, fmt.Errorf("decoding part %s: %w", r.ID, err)
-		}
-		out[i].Parts = append(out[i].Parts, p)
-	}
-	return out, nil
+	return assemble(rows, parts)
 }

@@ -182,6 +182,12 @@ func (s *Sessions) Messages(ctx context.Context, sessionID string) ([]message.Me
 	if err != nil {
 		return nil, err
 	}
+	return assemble(rows, parts)
+}
+
+// assemble decodes message rows and gives each the parts among parts that
+// belong to it, in their order; parts of other messages are left out.
+func assemble(rows []store.Message, parts []store.Part) ([]message.Message, error) {
 	out := make([]message.Message, len(rows))
 	index := make(map[string]int, len(rows))
 	for i, r := range rows {
