@@ -28,13 +28,20 @@ func makeProject(b *testing.B, n int) string {
 
 // BenchmarkStepScan measures a step's snapshot overhead in a 10,000-file
 // project after the first step: a step that runs bash (scan before, scan
-// after, one file changed by the command) and a step that only edits.
+// after, one file changed by the command; the watcher tells the scans
+// what changed).
 // BenchmarkStepGit does the same step the way a git snapshot does it
 // (`git add -A && git write-tree` in a separate git directory) on the
 // same tree, for comparison.
-func BenchmarkStepScan(b *testing.B) {
+func BenchmarkStepScan(b *testing.B) { benchmarkStepScan(b, false) }
+
+// BenchmarkStepWalk is BenchmarkStepScan with the change watcher off:
+// both scans of every step walk the whole tree.
+func BenchmarkStepWalk(b *testing.B) { benchmarkStepScan(b, true) }
+
+func benchmarkStepScan(b *testing.B, noWatch bool) {
 	dir := makeProject(b, 10000)
-	s, err := Open(Options{Dir: b.TempDir()})
+	s, err := Open(Options{Dir: b.TempDir(), NoWatch: noWatch})
 	if err != nil {
 		b.Fatal(err)
 	}

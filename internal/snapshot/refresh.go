@@ -45,7 +45,7 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 	s.mu.Unlock()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	res, err := scanTree(ctx, worktree, func(rel string) bool { _, ok := ix.files[rel]; return ok })
+	res, err := s.scan(ctx, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -140,4 +140,34 @@ func readRegularFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	return io.ReadAll(f)
+}
+
+// scan finds the project's files: from the watcher's changes since the last
+// scan when it can vouch for them, else by walking the tree (and watching
+// it anew). It keeps the result for the next scan; ix.mu is held.
+func (s *Store) scan(ctx context.Context, ix *index) (scanResult, error) {
+	known := func(rel string) bool { _, ok := ix.files[rel]; return ok }
+	if ix.watch != nil && ix.last != nil {
+		if changes, err := ix.watch.drain(); err == nil {
+			if res, ok := incremental(ctx, ix.worktree, ix.last, changes, known, ix.watch); ok {
+				ix.last = &res
+				s.walks.incremental.Add(1)
+				return res, nil
+			}
+		}
+	}
+	if ix.watch != nil {
+		ix.watch.close()
+	}
+	ix.watch, ix.last = nil, nil
+	if !s.opts.NoWatch {
+		ix.watch = newWatcher()
+	}
+	res, err := scanTree(ctx, ix.worktree, known, ix.watch)
+	if err != nil {
+		return res, err
+	}
+	s.walks.full.Add(1)
+	ix.last = &res
+	return res, nil
 }

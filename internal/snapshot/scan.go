@@ -56,6 +56,15 @@ type scanResult struct {
 	files   map[string]stat
 	big     map[string]stat // files over MaxFileSize: compared, not kept
 	skipped []Skip
+	dirs    map[string]dirState // the directories read, by relative path ("." is the root)
+}
+
+// dirState is what a scan knew of a directory: the ignore rules in force
+// for its entries.
+type dirState struct {
+	comps []string
+	rules []gitignore.Pattern
+	match gitignore.Matcher // nil when no rule applies
 }
 
 // scanner walks a project within the limits above. Directories are read
@@ -66,6 +75,7 @@ type scanner struct {
 	known func(rel string) bool // whether a path was seen by an earlier scan
 	sem   chan struct{}         // a token per extra goroutine
 	wg    sync.WaitGroup
+	watch *watcher // when set, each directory is watched before it is read
 
 	mu  sync.Mutex // guards out and err
 	out scanResult
@@ -74,12 +84,18 @@ type scanner struct {
 
 // scanTree walks root. known tells which paths earlier scans kept, for the
 // new-entries limit.
-func scanTree(ctx context.Context, root string, known func(string) bool) (scanResult, error) {
-	sc := &scanner{ctx: ctx, root: root, known: known, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
-		out: scanResult{files: map[string]stat{}, big: map[string]stat{}}}
+func scanTree(ctx context.Context, root string, known func(string) bool, w *watcher) (scanResult, error) {
 	var rules []gitignore.Pattern
 	rules = append(rules, readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)...)
-	sc.dir(root, nil, rules)
+	return scanFrom(ctx, root, nil, rules, known, w)
+}
+
+// scanFrom scans the directory with components comps below root, with the
+// ignore rules of its parent.
+func scanFrom(ctx context.Context, root string, comps []string, rules []gitignore.Pattern, known func(string) bool, w *watcher) (scanResult, error) {
+	sc := &scanner{ctx: ctx, root: root, known: known, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)), watch: w,
+		out: scanResult{files: map[string]stat{}, big: map[string]stat{}, dirs: map[string]dirState{}}}
+	sc.dir(filepath.Join(append([]string{root}, comps...)...), comps, rules)
 	sc.wg.Wait()
 	if sc.err == nil {
 		sc.err = ctx.Err()
@@ -113,6 +129,9 @@ func (sc *scanner) sub(path string, comps []string, rules []gitignore.Pattern) {
 func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 	if sc.ctx.Err() != nil {
 		return
+	}
+	if sc.watch != nil {
+		sc.watch.add(path, rel(comps))
 	}
 	d, err := os.Open(path)
 	if err != nil {
@@ -177,6 +196,7 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 		files = append(files, found{prefix + name, st, st.Size > MaxFileSize})
 	}
 	sc.mu.Lock()
+	sc.out.dirs[rel(comps)] = dirState{comps: comps, rules: rules, match: m}
 	for _, f := range files {
 		if f.big {
 			sc.out.big[f.name] = f.st

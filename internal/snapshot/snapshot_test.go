@@ -148,8 +148,12 @@ func TestRevertUnrevert(t *testing.T) {
 			sh(t, dir, "mkdir -p gen && printf 'x%.0s' 1 2 3 > gen/out.txt && ln -s ../doc.md gen/link && printf '\\000\\001' >> src/main.go")
 		}},
 	}
-	for _, git := range []bool{false, true} {
-		t.Run(map[bool]string{false: "plain", true: "git"}[git], func(t *testing.T) {
+	for _, mode := range []struct {
+		git, noWatch bool
+	}{{false, false}, {true, false}, {false, true}, {true, true}} {
+		git := mode.git
+		name := map[bool]string{false: "plain", true: "git"}[git] + map[bool]string{false: "", true: "-nowatch"}[mode.noWatch]
+		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			sh(t, dir, "mkdir -p src data && printf 'package main\\n' > src/main.go && printf '# doc\\r\\n' > doc.md && "+
 				"printf '#!/bin/sh\\necho hi\\n' > script.sh && chmod 755 script.sh && head -c 300000 /dev/urandom > data/a.bin")
@@ -158,7 +162,11 @@ func TestRevertUnrevert(t *testing.T) {
 				sh(t, dir, "git init -q && git add -A && git -c user.email=a@b -c user.name=a commit -qm init")
 				gitBefore = readTree(t, filepath.Join(dir, ".git"))
 			}
-			s := openStore(t)
+			s, err := Open(Options{Dir: t.TempDir(), NoWatch: mode.noWatch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
 			ctx := context.Background()
 			start := readTree(t, dir)
 			var cps []string
@@ -304,5 +312,48 @@ func TestGrowthByChangedBytes(t *testing.T) {
 	// two chunks of ~8 KiB and a chunk list, well under 40 KB compressed.
 	if copy := first / 2; grown > 999*copy/10 {
 		t.Errorf("the store grew %d bytes over 999 one-line edits: more than the changed chunks", grown)
+	}
+}
+
+// TestEditBetweenSteps changes files outside any step (the user, in an
+// editor) and then lets a shell step change them again: reverting the step
+// brings back the user's version, not the one before it, whether the scan
+// walks the tree or asks the watcher.
+func TestEditBetweenSteps(t *testing.T) {
+	for _, noWatch := range []bool{false, true} {
+		dir := t.TempDir()
+		sh(t, dir, "mkdir -p pkg && printf 'v1\\n' > pkg/a.txt && printf 'keep\\n' > b.txt")
+		s, err := Open(Options{Dir: t.TempDir(), NoWatch: noWatch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		step := func(script string) string {
+			cp, _ := s.Begin(ctx, dir, "ses_u", "msg")
+			if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+				t.Fatal(err)
+			}
+			sh(t, dir, script)
+			if _, err := s.Finish(ctx, cp); err != nil {
+				t.Fatal(err)
+			}
+			return cp
+		}
+		step("printf 'v2\\n' > pkg/a.txt")
+		// The user edits a file and adds one in a new directory.
+		sh(t, dir, "printf 'by the user\\n' > pkg/a.txt && mkdir -p new/deep && printf 'mine\\n' > new/deep/c.txt")
+		cp := step("printf 'v3\\n' > pkg/a.txt && rm new/deep/c.txt && rm b.txt")
+		if _, err := s.Revert(ctx, "ses_u", []string{cp}, false); err != nil {
+			t.Fatalf("noWatch=%v: %v", noWatch, err)
+		}
+		if full, inc := s.walks.full.Load(), s.walks.incremental.Load(); !noWatch && (full != 1 || inc != 3) {
+			t.Errorf("%d full and %d incremental scans, want the first full and the other three from the watcher", full, inc)
+		}
+		for path, want := range map[string]string{"pkg/a.txt": "by the user\n", "new/deep/c.txt": "mine\n", "b.txt": "keep\n"} {
+			if b, err := os.ReadFile(filepath.Join(dir, path)); err != nil || string(b) != want {
+				t.Errorf("noWatch=%v: %s = %q (%v), want %q", noWatch, path, b, err, want)
+			}
+		}
+		s.Close()
 	}
 }
