@@ -78,10 +78,10 @@ func newStatsCmd(e *env) *cobra.Command {
 }
 
 func printStats(out io.Writer, st store.Stats) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "sessions\t%d\t\n", st.Sessions)
-	fmt.Fprintf(w, "messages\t%d\t\n", st.Messages)
-	fmt.Fprintf(w, "cost\t$%.4f\t\n", st.Total.Cost)
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
+	fmt.Fprintf(w, "messages\t%d\n", st.Messages)
+	fmt.Fprintf(w, "cost\t$%.4f\n", st.Total.Cost)
 	if err := w.Flush(); err != nil {
 		return err
 	}
