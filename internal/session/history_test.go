@@ -15,6 +15,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/fakellm"
+	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
@@ -291,5 +292,128 @@ func TestHistorySecondWriter(t *testing.T) {
 	}
 	if h := a.hist.lookup(sess.ID); h == nil || h.loads != 2 {
 		t.Errorf("the history was read %d times, want twice (at the start and after the change)", h.loads)
+	}
+}
+
+// compactedSession stores, in a new session, a finished turn, an answer a
+// killed process left unfinished, a completed compaction and a turn after
+// it. It returns the session, the unfinished answer, the summary and the
+// compaction message.
+func compactedSession(t *testing.T, s *Sessions) (sess Info, unfinished, summary message.Info, compaction string) {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := s.Create(ctx, CreateInput{ProjectID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := message.ModelRef{ProviderID: "fake", ModelID: "model"}
+	user := func(parts ...message.Part) message.Info {
+		info := message.Info{ID: id.Ascending(id.Message), SessionID: sess.ID, Role: message.RoleUser, Agent: "build", Model: ref,
+			Time: message.Time{Created: 1}}
+		if err := s.PutMessage(ctx, info); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			b := p.Base()
+			b.ID, b.SessionID, b.MessageID = id.Ascending(id.Part), sess.ID, info.ID
+			if err := s.PutPart(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return info
+	}
+	answer := func(parent message.Info, text string, finish string, sum bool) message.Info {
+		info := message.Info{ID: id.Ascending(id.Message), SessionID: sess.ID, Role: message.RoleAssistant, ParentID: parent.ID,
+			Agent: "build", ModelID: "model", ProviderID: "fake", Finish: finish, Summary: sum, Time: message.Time{Created: 2}}
+		if finish != "" {
+			info.Time.Completed = 3
+		}
+		if err := s.PutMessage(ctx, info); err != nil {
+			t.Fatal(err)
+		}
+		p := &message.TextPart{Text: text}
+		p.ID, p.SessionID, p.MessageID = id.Ascending(id.Part), sess.ID, info.ID
+		if err := s.PutPart(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	u1 := user(&message.TextPart{Text: "first question"})
+	answer(u1, "first answer", "stop", false)
+	u2 := user(&message.TextPart{Text: "second question"})
+	unfinished = answer(u2, "half an answer", "", false)
+	c := user(&message.CompactionPart{Auto: true})
+	summary = answer(c, "the summary", "stop", true)
+	u3 := user(&message.TextPart{Text: "third question"})
+	answer(u3, "third answer", "stop", false)
+	return sess, unfinished, summary, c.ID
+}
+
+// TestHistoryCompactionUndone checks that a view read from a compaction
+// on falls back to the whole history when that compaction stops applying
+// (its summary now ends in an error).
+func TestHistoryCompactionUndone(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := NewSessions(st, nil, "test")
+	sess, _, summary, compaction := compactedSession(t, s)
+
+	check := func(wantFrom string) {
+		t.Helper()
+		v, err := s.View(ctx, sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := s.Messages(ctx, sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.From != wantFrom {
+			t.Errorf("the view starts at %q, want %q", v.From, wantFrom)
+		}
+		if a, b := mustJSON(t, v.Model), mustJSON(t, message.FilterCompacted(all)); a != b {
+			t.Errorf("the view differs from the filtered history:\n%s\n%s", a, b)
+		}
+	}
+	check(compaction)
+	summary.Error = message.Aborted()
+	if err := s.PutMessage(ctx, summary); err != nil {
+		t.Fatal(err)
+	}
+	check("")
+	if h := s.hist.lookup(sess.ID); h.loads != 2 {
+		t.Errorf("the history was read %d times, want twice", h.loads)
+	}
+}
+
+// TestRecoverHiddenByCompaction checks that an answer a killed process
+// left unfinished is repaired when a loop starts, even when a later
+// compaction hides it from the model and the loop does not read it.
+func TestRecoverHiddenByCompaction(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := NewSessions(st, nil, "test")
+	sess, unfinished, _, _ := compactedSession(t, s)
+	eng := newEchoEngine(t, s, &echoModel{}, t.TempDir())
+	if _, err := eng.Prompt(ctx, PromptInput{SessionID: sess.ID, Parts: []message.Part{TextPart("fourth question")}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Message(ctx, unfinished.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Info.Error == nil || m.Info.Time.Completed == 0 {
+		t.Errorf("the unfinished answer was not repaired: %+v", m.Info)
+	}
+	if v, err := s.View(ctx, sess.ID); err != nil || v.From <= unfinished.ID {
+		t.Errorf("the loop's view starts at %q (%v); want after the repaired message %s", v.From, err, unfinished.ID)
 	}
 }
