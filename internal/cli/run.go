@@ -209,11 +209,15 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	out := newRunOutput(stdout, e.stderr, o.format == "json", sess.ID, since)
 	out.flush = stdout.Flush
 	var answers chan inlineAnswer
+	var childAsks <-chan bus.Event // sub-agents' asks: they come from sessions of their own
 	if asker != nil {
 		asker.reply = a.Permissions.Reply
 		answers = asker.answers
 		out.interactive = true
 		defer asker.close()
+		asks := a.Bus.Subscribe(bus.Filter{Types: []string{bus.PermissionAsked, bus.PermissionReplied}}, 256)
+		defer asks.Close()
+		childAsks = asks.C
 	}
 	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
 	defer sub.Close()
@@ -262,6 +266,17 @@ wait:
 			}
 		case ans := <-answers:
 			asker.answer(ctx, ans)
+		case ev := <-childAsks:
+			if ev.SessionID == sess.ID {
+				continue // the session's own, handled above
+			}
+			switch p := ev.Properties.(type) {
+			case permission.Request:
+				out.flushStdout()
+				asker.asked(p)
+			case permission.Replied:
+				asker.replied(p.RequestID)
+			}
 		case <-stop:
 			interrupted, stop = true, nil
 			a.Engine.Cancel(sess.ID)

@@ -48,3 +48,36 @@ finish stop
 		t.Errorf("the reason for the rejection did not reach the model (%d requests)", len(reqs))
 	}
 }
+
+// TestRunAsksInlineForSubagent puts a sub-agent's ask to the user too: it
+// comes from the sub-agent's own session.
+func TestRunAsksInlineForSubagent(t *testing.T) {
+	tm := newTmux(t)
+	script := `
+step
+call call_1 task {"description":"make a file","prompt":"Create child.txt.","subagent_type":"general"}
+finish tool-calls
+step
+call call_c bash {"command":"touch child.txt"}
+finish tool-calls
+step
+text Created.
+finish stop
+step
+text The sub-agent created it.
+finish stop
+`
+	p := newProject(t, script, nil)
+	p.write(map[string]string{"codeloop.json": `{"permission": {"bash": "ask"}}`})
+	status := filepath.Join(t.TempDir(), "status")
+	tm.start("sub", p.dir, p.commandLine(status, "run", "delegate it"), 120, 30)
+	tm.waitFor("sub", "codeloop asks to bash: touch child.txt")
+	tm.typeText("sub", "o")
+	tm.keys("sub", "Enter")
+	if code := tm.exited("sub", status); code != "0" {
+		t.Errorf("exit status %s\n%s", code, tm.screen("sub"))
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "child.txt")); err != nil {
+		t.Errorf("the sub-agent's approved command did not run: %v", err)
+	}
+}
