@@ -44,13 +44,79 @@ func (e *env) runAttached(ctx context.Context, o runOptions, text string) error 
 		return err
 	}
 	defer ev.Close()
+	// Sub-agents ask from sessions of their own.
+	asks, err := c.Subscribe(ctx, client.EventFilter{Types: []string{client.TypePermissionAsked}})
+	if err != nil {
+		return err
+	}
+	defer asks.Close()
+	// Two readers feed the loop below; they end when done is closed and
+	// their streams with it (on return).
+	done := make(chan struct{})
+	defer close(done)
+	askCh := make(chan client.PermissionRequest)
+	go func() {
+		for {
+			evt, err := asks.Next(ctx)
+			if err != nil {
+				return
+			}
+			if p, ok := evt.(client.PermissionAskedEvent); ok && p.SessionID != sid && descendsFrom(ctx, c, p.SessionID, sid) {
+				select {
+				case askCh <- p.PermissionRequest:
+				case <-done:
+					return
+				}
+			}
+		}
+	}()
+	type next struct {
+		evt client.Event
+		err error
+	}
+	evCh := make(chan next)
+	go func() {
+		for {
+			evt, err := ev.Next(ctx)
+			select {
+			case evCh <- next{evt, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	if _, err := c.Prompt(ctx, sid, in); err != nil {
 		return err
 	}
 	out := &remoteOutput{stdout: e.stdout, stderr: e.stderr, json: o.format == "json", sessionID: sid,
 		printed: map[string]int{}, done: map[string]bool{}}
+	answer := func(p client.PermissionRequest) error {
+		reply := client.PermissionReply{Reply: client.ReplyReject}
+		if o.auto {
+			reply.Reply = client.ReplyOnce
+		} else {
+			out.refused(p)
+		}
+		if err := c.ReplyPermission(ctx, p.ID, reply); err != nil && !errors.Is(err, client.ErrNotFound) {
+			return err
+		}
+		return nil
+	}
 	for {
-		evt, err := ev.Next(ctx)
+		var evt client.Event
+		var err error
+		select {
+		case p := <-askCh:
+			if err := answer(p); err != nil {
+				return err
+			}
+			continue
+		case n := <-evCh:
+			evt, err = n.evt, n.err
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				// Interrupted: stop the server's loop for this session too.
@@ -63,13 +129,7 @@ func (e *env) runAttached(ctx context.Context, o runOptions, text string) error 
 			return fmt.Errorf("the event stream from the server ended: %w", err)
 		}
 		if p, ok := evt.(client.PermissionAskedEvent); ok {
-			reply := client.PermissionReply{Reply: client.ReplyReject}
-			if o.auto {
-				reply.Reply = client.ReplyOnce
-			} else {
-				out.refused(p.PermissionRequest)
-			}
-			if err := c.ReplyPermission(ctx, p.ID, reply); err != nil && !errors.Is(err, client.ErrNotFound) {
+			if err := answer(p.PermissionRequest); err != nil {
 				return err
 			}
 			continue
@@ -236,4 +296,20 @@ func (o *remoteOutput) part(p client.Part) {
 		}
 		fmt.Fprintf(o.stdout, "→ %s %s\n", p.Tool, title)
 	}
+}
+
+// descendsFrom reports whether session id was started, directly or not, by
+// session root.
+func descendsFrom(ctx context.Context, c client.Client, id, root string) bool {
+	for range 16 {
+		s, err := c.GetSession(ctx, id)
+		if err != nil || s.ParentID == "" {
+			return false
+		}
+		if s.ParentID == root {
+			return true
+		}
+		id = s.ParentID
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
 )
@@ -64,5 +65,37 @@ finish stop
 	msgs, err := c.Messages(context.Background(), sessions[0].ID, client.MessagesOptions{})
 	if err != nil || len(msgs) < 5 {
 		t.Errorf("--continue did not prompt the same session: %d messages, %v", len(msgs), err)
+	}
+}
+
+// TestRunAttachSubagentAsk answers a sub-agent's ask, which comes from a
+// session of its own, when run --attach is given --auto.
+func TestRunAttachSubagentAsk(t *testing.T) {
+	script := `
+step
+call call_1 task {"description":"make a file","prompt":"Create child.txt.","subagent_type":"general"}
+finish tool-calls
+step
+call call_c bash {"command":"touch child.txt"}
+finish tool-calls
+step
+text Created.
+finish stop
+step
+text The sub-agent created it.
+finish stop
+`
+	p := newProject(t, script, nil)
+	p.write(map[string]string{"codeloop.json": `{"permission": {"bash": "ask"}}`})
+	srv := p.serve("--port", "0")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := p.command(ctx, "run", "--attach", srv.url, "--token", srv.token, "--auto", "delegate it")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "The sub-agent created it.") {
+		t.Fatalf("run --attach: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "child.txt")); err != nil {
+		t.Errorf("the sub-agent's command did not run: %v", err)
 	}
 }
