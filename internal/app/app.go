@@ -54,6 +54,9 @@ type Options struct {
 	NonInteractive bool
 	// NoMCP skips connecting MCP servers.
 	NoMCP bool
+	// NoLSPWarm starts language servers on the first edit only, not when
+	// a file is read: a one-shot run that only reads spares their start.
+	NoLSPWarm bool
 	// ReadOnly opens the store for reading only (OpenData).
 	ReadOnly bool
 	// Sandbox, when not empty, is the sandbox mode of the bash tool,
@@ -208,7 +211,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.Questions = tool.NewQuestions(a.Bus)
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
-		Instructions: warmOnRead(servers, nested.Instructions),
+		Instructions: instructionsHook(opts, servers, nested.Instructions),
 		AnalyzeBash:  func(cmd, dir string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell, dir) },
 		Shell:        cfg.Shell,
 		Sandbox:      confine,

@@ -75,3 +75,13 @@ func relTo(root, p string) string {
 	}
 	return p
 }
+
+// instructionsHook is the read tool's Instructions hook: nested
+// instruction files, and the language server warmed on the way unless
+// opts say not to.
+func instructionsHook(opts Options, lm *lsp.Manager, next func(ctx context.Context, call *tool.Call, path string) []string) func(ctx context.Context, call *tool.Call, path string) []string {
+	if opts.NoLSPWarm {
+		return next
+	}
+	return warmOnRead(lm, next)
+}

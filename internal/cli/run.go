@@ -154,7 +154,7 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	}
 	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 		Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
-		AutoApprove: o.auto, NonInteractive: asker == nil, Sandbox: o.sandbox,
+		AutoApprove: o.auto, NonInteractive: asker == nil, Sandbox: o.sandbox, NoLSPWarm: true,
 	})
 	if err != nil {
 		return err

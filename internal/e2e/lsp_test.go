@@ -334,3 +334,22 @@ func TestDebugLSP(t *testing.T) {
 		t.Errorf("gopls still runs after debug lsp ended: %v", pids)
 	}
 }
+
+// TestLSPNotStartedByReadsInRun runs a task that only reads Go files: a
+// one-shot run starts no language server for reads (the first edit would),
+// so it spends nothing on one and waits for none at exit.
+func TestLSPNotStartedByReadsInRun(t *testing.T) {
+	bin := goplsDir(t)
+	script := "step\ncall c1 read {\"filePath\":\"main.go\"}\ncall c2 read {\"filePath\":\"util.go\"}\nfinish tool-calls\nstep\ntext read\nfinish stop\n"
+	p := newProject(t, script, goFiles())
+	env := withPath(p.env(), bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if _, stderr, code := p.runWith(env, "run", "read the code"); code != 0 {
+		t.Fatalf("exit status %d\n%s", code, stderr)
+	}
+	logs, _ := filepath.Glob(filepath.Join(p.home, ".local/share/codeloop/log/*.log"))
+	for _, l := range logs {
+		if b, _ := os.ReadFile(l); strings.Contains(string(b), "lsp: server") {
+			t.Errorf("a read started a language server in codeloop run:\n%s", b)
+		}
+	}
+}

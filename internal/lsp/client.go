@@ -426,19 +426,24 @@ func (c *client) close(grace time.Duration) {
 	c.kill()
 }
 
-// kill ends the process group at once (SIGTERM, then SIGKILL after a
-// second) and waits for the connection to close.
+// kill ends the process group at once (SIGTERM, then SIGKILL after
+// killGrace) and waits for the connection to close. A language server
+// keeps no state a slow exit would save.
 func (c *client) kill() {
 	if c.alive() {
 		_ = c.proc.Signal(syscall.SIGTERM)
 		select {
 		case <-c.exited:
-		case <-time.After(time.Second):
+		case <-time.After(killGrace):
 			_ = c.proc.Signal(syscall.SIGKILL)
 		}
 	}
 	<-c.exited
 }
+
+// killGrace is how long a terminated server has to exit before it is
+// killed.
+const killGrace = 50 * time.Millisecond
 
 // tail keeps the last max bytes written to it.
 type tail struct {

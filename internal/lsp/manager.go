@@ -361,7 +361,7 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range clients {
-		wg.Go(func() { c.close(time.Second) })
+		wg.Go(func() { c.close(closeGrace) })
 	}
 	wg.Wait()
 	m.wg.Wait()
@@ -377,3 +377,9 @@ func failure(in *instance) string {
 	return fmt.Sprintf("The %s language server stopped: %s. It will be started again on the next change (restarts left: %d).",
 		in.server.Name, in.reason, MaxRestarts+1-in.starts)
 }
+
+// closeGrace is how long Close lets a server shut down politely before it
+// is terminated: a server still loading the project may not answer the
+// shutdown request for seconds, and it keeps nothing that a polite exit
+// would save.
+const closeGrace = 100 * time.Millisecond
