@@ -195,13 +195,17 @@ func (m Info) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes OpenCode's user or assistant message.
 func (m *Info) UnmarshalJSON(b []byte) error {
-	var head struct {
-		Role Role `json:"role"`
+	role, ok := peekString(b, "role")
+	if !ok {
+		var head struct {
+			Role Role `json:"role"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return err
+		}
+		role = string(head.Role)
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
-	}
-	switch head.Role {
+	switch Role(role) {
 	case RoleUser:
 		var u userJSON
 		if err := json.Unmarshal(b, &u); err != nil {
@@ -224,7 +228,7 @@ func (m *Info) UnmarshalJSON(b []byte) error {
 			Structured: a.Structured, Variant: a.Variant, Finish: a.Finish,
 		}
 	default:
-		return fmt.Errorf("message has unknown role %q", head.Role)
+		return fmt.Errorf("message has unknown role %q", role)
 	}
 	return nil
 }

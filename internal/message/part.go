@@ -285,14 +285,18 @@ func (p CompactionPart) MarshalJSON() ([]byte, error) {
 
 // UnmarshalPart decodes one part, choosing its type by the "type" field.
 func UnmarshalPart(b []byte) (Part, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, err
+	typ, ok := peekString(b, "type")
+	if !ok {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return nil, err
+		}
+		typ = head.Type
 	}
 	var p Part
-	switch head.Type {
+	switch typ {
 	case TypeText:
 		p = new(TextPart)
 	case TypeReasoning:
@@ -300,7 +304,7 @@ func UnmarshalPart(b []byte) (Part, error) {
 	case TypeFile:
 		p = new(FilePart)
 	case TypeTool:
-		p = new(ToolPart)
+		return unmarshalToolPart(b)
 	case TypeStepStart:
 		p = new(StepStartPart)
 	case TypeStepFinish:
@@ -318,10 +322,10 @@ func UnmarshalPart(b []byte) (Part, error) {
 	case TypeCompaction:
 		p = new(CompactionPart)
 	default:
-		return nil, fmt.Errorf("unknown part type %q", head.Type)
+		return nil, fmt.Errorf("unknown part type %q", typ)
 	}
 	if err := json.Unmarshal(b, p); err != nil {
-		return nil, fmt.Errorf("%s part: %w", head.Type, err)
+		return nil, fmt.Errorf("%s part: %w", typ, err)
 	}
 	return p, nil
 }

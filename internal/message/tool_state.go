@@ -130,29 +130,62 @@ func (s ToolState) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a state of any status.
 func (s *ToolState) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Status      ToolStatus      `json:"status"`
-		Input       json.RawMessage `json:"input"`
-		Raw         string          `json:"raw"`
-		Output      string          `json:"output"`
-		Title       string          `json:"title"`
-		Metadata    map[string]any  `json:"metadata"`
-		Error       string          `json:"error"`
-		Time        ToolTime        `json:"time"`
-		Attachments []*FilePart     `json:"attachments"`
-	}
+	var raw toolStateJSON
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
+	st, err := raw.state()
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
+// toolStateJSON is a ToolState as stored, of any status.
+type toolStateJSON struct {
+	Status      ToolStatus      `json:"status"`
+	Input       json.RawMessage `json:"input"`
+	Raw         string          `json:"raw"`
+	Output      string          `json:"output"`
+	Title       string          `json:"title"`
+	Metadata    map[string]any  `json:"metadata"`
+	Error       string          `json:"error"`
+	Time        ToolTime        `json:"time"`
+	Attachments []*FilePart     `json:"attachments"`
+}
+
+// state checks the status and returns the ToolState.
+func (raw *toolStateJSON) state() (ToolState, error) {
 	switch raw.Status {
 	case ToolPending, ToolRunning, ToolCompleted, ToolError:
 	default:
-		return fmt.Errorf("tool state has unknown status %q", raw.Status)
+		return ToolState{}, fmt.Errorf("tool state has unknown status %q", raw.Status)
 	}
-	*s = ToolState{
+	return ToolState{
 		Status: raw.Status, Input: ObjectInput(raw.Input), Raw: raw.Raw, Output: raw.Output,
 		Title: raw.Title, Metadata: raw.Metadata, Error: raw.Error, Time: raw.Time,
 		Attachments: raw.Attachments,
+	}, nil
+}
+
+// unmarshalToolPart decodes a tool part in one pass: its state is decoded
+// in place rather than through ToolState.UnmarshalJSON, which would scan a
+// large output twice more.
+func unmarshalToolPart(b []byte) (Part, error) {
+	var raw struct {
+		PartBase
+		CallID   string         `json:"callID"`
+		Tool     string         `json:"tool"`
+		State    toolStateJSON  `json:"state"`
+		Metadata map[string]any `json:"metadata,omitempty"`
 	}
-	return nil
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s part: %w", TypeTool, err)
+	}
+	st, err := raw.State.state()
+	if err != nil {
+		return nil, fmt.Errorf("%s part: %w", TypeTool, err)
+	}
+	return &ToolPart{PartBase: raw.PartBase, CallID: raw.CallID, Tool: raw.Tool, State: st, Metadata: raw.Metadata}, nil
 }
