@@ -123,7 +123,8 @@ func (p *project) env() []string {
 		"TERM=dumb",
 	}
 	if p.cfg.profile != "" {
-		env = append(env, "CODELOOP_CPUPROFILE="+p.cfg.profile, "CODELOOP_TRACE="+strings.TrimSuffix(p.cfg.profile, ".pprof")+".trace")
+		base := strings.TrimSuffix(p.cfg.profile, ".pprof")
+		env = append(env, "CODELOOP_CPUPROFILE="+p.cfg.profile, "CODELOOP_TRACE="+base+".trace", "CODELOOP_MEMPROFILE="+base+".allocs.pprof")
 	}
 	return env
 }

@@ -1,7 +1,9 @@
 // Command profiled is codeloop with profiling: it runs the same command
 // line as cmd/codeloop and, when CODELOOP_CPUPROFILE names a file, writes
 // a pprof CPU profile of the whole run there; when CODELOOP_TRACE names a
-// file, an execution trace (go tool trace). The benchmark harness builds
+// file, an execution trace (go tool trace); when CODELOOP_MEMPROFILE names
+// a file, a heap profile at exit whose alloc_space shows every allocation
+// of the run. The benchmark harness builds
 // it for `go run ./bench -cpuprofile DIR`; nothing imports it.
 package main
 
@@ -10,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"syscall"
@@ -47,6 +50,20 @@ func run() int {
 			return 1
 		}
 		defer trace.Stop()
+	}
+	if path := os.Getenv("CODELOOP_MEMPROFILE"); path != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			f, err := os.Create(path)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "profiled:", err)
+				return
+			}
+			defer f.Close()
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				fmt.Fprintln(os.Stderr, "profiled:", err)
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
