@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"syscall"
@@ -52,7 +51,6 @@ func run() int {
 		defer trace.Stop()
 	}
 	if path := os.Getenv("CODELOOP_MEMPROFILE"); path != "" {
-		runtime.MemProfileRate = 4096
 		defer func() {
 			f, err := os.Create(path)
 			if err != nil {
