@@ -178,7 +178,7 @@ func TestRefresh(t *testing.T) {
 		t.Error("refreshed catalog not in use")
 	}
 	// The next start reads the packed copy written beside models.json.
-	packed, err := os.ReadFile(filepath.Join(dir, "models.pack.gz"))
+	packed, err := os.ReadFile(filepath.Join(dir, "models.pack"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,7 @@ func (s *Source) packPath() string {
 	if s.opts.CacheDir == "" {
 		return ""
 	}
-	return filepath.Join(s.opts.CacheDir, "models.pack.gz")
+	return filepath.Join(s.opts.CacheDir, "models.pack")
 }
 
 // cached loads the cache: the packed copy when it is at least as new as

@@ -11,7 +11,7 @@ import (
 // TestGeneratedIsCurrent regenerates the catalog from the committed
 // snapshot and checks it matches the committed output byte for byte.
 func TestGeneratedIsCurrent(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "catalog.pack.gz")
+	out := filepath.Join(t.TempDir(), "catalog.pack")
 	if err := run("../../source/models-dev-2026-07-02.tar.gz", out); err != nil {
 		t.Fatal(err)
 	}
@@ -19,12 +19,12 @@ func TestGeneratedIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("../../catalog.pack.gz")
+	want, err := os.ReadFile("../../catalog.pack")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("catalog.pack.gz is out of date: run go generate ./internal/llm/catalog")
+		t.Error("catalog.pack is out of date: run go generate ./internal/llm/catalog")
 	}
 }
 

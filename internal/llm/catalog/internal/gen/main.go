@@ -1,6 +1,6 @@
 // Command gen builds codeloop's embedded model catalog from a snapshot of
 // the models.dev data (a tar.gz of its providers/ and models/ TOML files).
-// It writes a gzip'd packed catalog (see internal/pack): an index of the
+// It writes a packed catalog (see internal/pack): an index of the
 // providers, then each provider's models as JSON in the shape of
 // https://models.dev/api.json, cut down to the fields codeloop reads.
 //
@@ -9,7 +9,6 @@ package main
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -66,24 +65,12 @@ func run(src, out string) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	zw.Name = "catalog" // no modification time: the output is reproducible
-	if _, err := zw.Write(data); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
 	n := 0
 	for _, p := range cat {
 		n += len(p["models"].(map[string]any))
 	}
-	log.Printf("%d providers, %d models, %d bytes packed, %d gzip'd", len(cat), n, len(data), buf.Len())
-	return os.WriteFile(out, buf.Bytes(), 0o644)
+	log.Printf("%d providers, %d models, %d bytes packed", len(cat), n, len(data))
+	return os.WriteFile(out, data, 0o644)
 }
 
 // readTar returns the regular files of the archive by path, following
