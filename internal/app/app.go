@@ -19,6 +19,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -343,22 +344,50 @@ func compactionAuto(cfg *config.Config, getenv func(string) string) *bool {
 
 // projectID identifies a project across clones: the first root commit of
 // a git repository, a hash of the worktree path for a repository without
-// commits, "global" outside git.
+// commits, "global" outside git. A repository's id is kept in
+// .git/codeloop-project once known (a root commit never changes), which
+// spares every later start a git process.
 func projectID(ctx context.Context, worktree string, git bool) string {
 	if !git {
 		return "global"
+	}
+	cache := filepath.Join(worktree, ".git", "codeloop-project")
+	if b, err := os.ReadFile(cache); err == nil {
+		if id := strings.TrimSpace(string(b)); isCommitID(id) {
+			return id
+		}
 	}
 	cmd := exec.CommandContext(ctx, "git", "rev-list", "--max-parents=0", "--all")
 	cmd.Dir = worktree
 	if out, err := cmd.Output(); err == nil {
 		roots := strings.Fields(string(out))
 		slices.Sort(roots)
-		if len(roots) > 0 {
+		if len(roots) > 0 && isCommitID(roots[0]) {
+			if fi, err := os.Stat(filepath.Dir(cache)); err == nil && fi.IsDir() {
+				// Best effort: a read-only .git only costs the next start
+				// the git process again, and a torn write fails
+				// isCommitID.
+				_ = os.WriteFile(cache, []byte(roots[0]+"\n"), 0o644)
+			}
 			return roots[0]
 		}
 	}
 	sum := sha1.Sum([]byte(worktree))
 	return hex.EncodeToString(sum[:])
+}
+
+// isCommitID reports whether s looks like a full SHA-1 or SHA-256 object
+// name.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Mentions returns the parts for the @ mentions of a prompt's text: a file

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/codeloop/codeloop/internal/paths"
@@ -66,5 +67,50 @@ func TestOpenData(t *testing.T) {
 	}
 	if len(a.ProjectID) != 40 || a.Worktree != repo {
 		t.Errorf("project %q in %q, want the root commit's hash in %s", a.ProjectID, a.Worktree, repo)
+	}
+}
+
+// TestProjectIDCached checks that a repository's id is the first of its
+// root commits, is kept in .git once known, is read from there without git
+// (a PATH without git still finds it), and that a damaged cache is
+// replaced by the real id.
+func TestProjectIDCached(t *testing.T) {
+	repo := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "HOME="+repo, "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	ctx := context.Background()
+	cache := filepath.Join(repo, ".git", "codeloop-project")
+	if id := projectID(ctx, repo, true); len(id) != 40 {
+		t.Fatalf("no commit yet: id %q, want the path's hash", id)
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Fatalf("a repository without commits cached its provisional id: %v", err)
+	}
+	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "root")
+	root := git("rev-list", "--max-parents=0", "--all")
+	if id := projectID(ctx, repo, true); id != root {
+		t.Fatalf("id %q, want the root commit %q", id, root)
+	}
+	if b, err := os.ReadFile(cache); err != nil || strings.TrimSpace(string(b)) != root {
+		t.Fatalf("cache holds %q (%v), want %q", b, err, root)
+	}
+	t.Setenv("PATH", t.TempDir()) // no git: only the cache can answer
+	if id := projectID(ctx, repo, true); id != root {
+		t.Errorf("with the cache and no git: id %q, want %q", id, root)
+	}
+	if err := os.WriteFile(cache, []byte("not-a-commit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if id := projectID(ctx, repo, true); id == "not-a-commit" {
+		t.Errorf("a damaged cache was trusted")
 	}
 }
