@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -15,17 +16,24 @@ import (
 	"github.com/codeloop/codeloop/internal/store"
 )
 
-// BenchmarkProcessorDeltas measures the processor consuming a 20,000-delta
-// answer with persistence on (a SQLite file, the default flush interval)
-// and a bus subscriber. It reports the cost per delta.
+// BenchmarkProcessorDeltas measures the processor consuming a 2,000- and a
+// 20,000-delta answer with persistence on (a SQLite file, the default
+// flush interval) and a bus subscriber. It reports the cost per delta:
+// equal figures at both lengths mean a delta costs the same however much
+// was streamed before it.
 func BenchmarkProcessorDeltas(b *testing.B) {
-	const deltas = 20_000
+	for _, n := range []int{2_000, 20_000} {
+		b.Run(fmt.Sprintf("deltas=%d", n), func(b *testing.B) { benchDeltas(b, n) })
+	}
+}
+
+func benchDeltas(b *testing.B, deltas int) {
 	step := fakellm.Step{{Type: llm.EventTextStart, ID: "t"}}
 	for range deltas {
 		step = append(step, llm.Event{Type: llm.EventTextDelta, ID: "t", Text: "word "})
 	}
 	step = append(step, llm.Event{Type: llm.EventTextEnd, ID: "t"},
-		llm.Event{Type: llm.EventFinish, Reason: llm.FinishStop, Usage: llm.Usage{Input: 10, Output: deltas}})
+		llm.Event{Type: llm.EventFinish, Reason: llm.FinishStop, Usage: llm.Usage{Input: 10, Output: int64(deltas)}})
 
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
@@ -88,6 +96,7 @@ func BenchmarkProcessorDeltas(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N*deltas), "cpu-ns/delta")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*deltas), "allocs/delta")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N*deltas), "B/delta")
 	m, err := sessions.Message(ctx, last)
 	if err != nil {
 		b.Fatal(err)
