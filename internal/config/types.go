@@ -52,6 +52,7 @@ type Config struct {
 	Compaction        Compaction          `json:"compaction,omitzero" jsonschema:"context compaction settings"`
 	Sandbox           Sandbox             `json:"sandbox,omitzero" jsonschema:"OS confinement of the bash tool's commands (Linux)"`
 	Search            Search              `json:"search,omitzero" jsonschema:"the web search service of the websearch and codesearch tools, which are offered only when it is set"`
+	ACP               ACP                 `json:"acp,omitzero" jsonschema:"settings of codeloop acp, the Agent Client Protocol agent editors start"`
 	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
 }
 
@@ -303,6 +304,12 @@ type Sandbox struct {
 	Writable  []string `json:"writable,omitempty" jsonschema:"extra paths confined commands may write"`
 	AutoAllow *bool    `json:"auto_allow,omitempty" jsonschema:"run confined commands the permission rules would ask about without asking; deny rules still apply"`
 	Fallback  string   `json:"fallback,omitempty" jsonschema:"when the machine cannot confine commands: ask (the default: every command needs approval) or deny"`
+}
+
+// ACP configures codeloop acp, the agent editors start over the Agent
+// Client Protocol.
+type ACP struct {
+	Terminal *bool `json:"terminal,omitempty" jsonschema:"run the bash tool's commands in the editor's terminals when the editor offers them (default false); ignored while a sandbox mode is on"`
 }
 
 // Search configures the web search service behind the websearch and
