@@ -216,6 +216,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		AnalyzeBash:  func(cmd, dir string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell, dir) },
 		Shell:        cfg.Shell,
 		Sandbox:      confine,
+		Log:          opts.Log,
 		Search:       search,
 		BeforeChange: keepPreImages(snaps),
 		AfterChange:  afterChange(formatters, servers, a.Worktree),

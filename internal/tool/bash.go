@@ -56,6 +56,7 @@ type bashParams struct {
 }
 
 func newBash(env Env) Tool {
+	var terminalOff sync.Once
 	return Must(Def[bashParams]{
 		ID:          "bash",
 		Description: describe("bash"),
@@ -70,7 +71,7 @@ func newBash(env Env) Tool {
 		Truncate: env.Truncator,
 		Tail:     true,
 		Run: func(ctx context.Context, call *Call, p bashParams) (*Result, error) {
-			return runBash(ctx, env, call, p)
+			return runBash(ctx, env, call, p, &terminalOff)
 		},
 	})
 }
@@ -109,7 +110,9 @@ func analyzeBash(env Env, command, dir string) BashAnalysis {
 	return out
 }
 
-func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, error) {
+// runBash runs one call. terminalOff logs, once per tool, that the
+// editor's terminals are not used because the sandbox is on.
+func runBash(ctx context.Context, env Env, call *Call, p bashParams, terminalOff *sync.Once) (*Result, error) {
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, fmt.Errorf("command is empty")
 	}
@@ -186,68 +189,118 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 	defer sink.close()
 	call.progress(title, map[string]any{"output": "", "description": p.Description})
 
-	run, err := startShell(shellFor(env), p.Command, dir, sink, func(cmd *exec.Cmd) error {
-		return env.Sandbox.wrap(ctx, cmd, confine)
-	})
-	if err != nil {
-		return nil, err
-	}
 	grace := env.BashKillGrace
 	if grace <= 0 {
 		grace = BashKillGrace
 	}
+	sh := shellCommand(shellFor(env), p.Command, dir)
+	var o bashOutcome
+	if call.Terminal != nil && env.Sandbox.on() {
+		terminalOff.Do(func() {
+			env.log().Info("bash runs commands in codeloop's own shell, not the editor's terminals: the sandbox can confine only those",
+				"sandbox", string(env.Sandbox.Mode))
+		})
+	}
+	if call.Terminal != nil && !env.Sandbox.on() {
+		o, err = runInTerminal(ctx, call, sh, timeout, sink, func(id, out string) {
+			call.progress(title, map[string]any{"output": out, "description": p.Description, "terminal": id})
+		})
+	} else {
+		o, err = runLocal(ctx, env, sh, confine, timeout, grace, sink)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bashResult(call, p, o, confine, timeout, sink, title), nil
+}
+
+// bashOutcome is how a command ended, wherever it ran.
+type bashOutcome struct {
+	exit     int    // the exit code, -1 when unknown or ended by a signal
+	signal   string // the signal that ended it, if one did
+	timedOut bool
+	aborted  bool
+	err      error // a failure to run or follow it, other than its exit status
+	// terminal is the id of the editor's terminal it ran in, and cut
+	// reports that the terminal dropped the start of its output.
+	terminal string
+	cut      bool
+}
+
+// runLocal runs the command in codeloop's own shell, confined as planned.
+func runLocal(ctx context.Context, env Env, sh shellCmd, confine confinePlan, timeout, grace time.Duration, sink *bashSink) (bashOutcome, error) {
+	run, err := startShell(sh, sink, func(cmd *exec.Cmd) error {
+		return env.Sandbox.wrap(ctx, cmd, confine)
+	})
+	if err != nil {
+		return bashOutcome{}, err
+	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var timedOut, aborted bool
+	var o bashOutcome
 	select {
 	case <-run.p.Done():
 	case <-timer.C:
-		timedOut = true
+		o.timedOut = true
 		run.kill(grace)
 	case <-ctx.Done():
-		aborted = true
+		o.aborted = true
 		run.kill(grace)
 	}
 	runErr := run.p.Wait()
+	o.exit, o.signal = exitStatus(run.p.Cmd())
+	if runErr != nil && !errors.Is(runErr, exec.ErrWaitDelay) {
+		var ee *exec.ExitError
+		if !errors.As(runErr, &ee) {
+			o.err = runErr
+		}
+	}
+	return o, nil
+}
 
-	exit, signal := exitStatus(run.p.Cmd())
+// bashResult is what the model is told of a finished command: its output
+// (truncated as the tool's output is) and notes on how it ended.
+func bashResult(call *Call, p bashParams, o bashOutcome, confine confinePlan, timeout time.Duration, sink *bashSink, title string) *Result {
 	var notes []string
-	if timedOut {
+	if o.timedOut {
 		notes = append(notes, fmt.Sprintf("bash tool terminated the command after exceeding the timeout of %d ms. If it needs longer and is not waiting for input, run it again with a larger timeout.", timeout.Milliseconds()))
 	}
-	if aborted {
+	if o.aborted {
 		notes = append(notes, "The user aborted the command.")
 	}
-	if !timedOut && !aborted {
+	if !o.timedOut && !o.aborted {
 		switch {
-		case signal != "":
-			notes = append(notes, "The command was killed by signal "+signal+".")
-		case exit != 0:
-			notes = append(notes, fmt.Sprintf("Exit code: %d", exit))
+		case o.signal != "":
+			notes = append(notes, "The command was killed by signal "+o.signal+".")
+		case o.exit != 0:
+			notes = append(notes, fmt.Sprintf("Exit code: %d", o.exit))
 		}
-		if confine.policy != nil && (exit != 0 || signal != "") {
+		if confine.policy != nil && (o.exit != 0 || o.signal != "") {
 			if hint := sandboxHint(*confine.policy, sink.liveOutput()); hint != "" {
 				notes = append(notes, hint)
 			}
 		}
 	}
-	if runErr != nil && !errors.Is(runErr, exec.ErrWaitDelay) {
-		var ee *exec.ExitError
-		if !errors.As(runErr, &ee) {
-			notes = append(notes, "Error: "+runErr.Error())
-		}
+	if o.cut {
+		notes = append(notes, fmt.Sprintf("The editor's terminal kept only the last %d bytes of the output; the start is lost.", terminalOutputLimit))
+	}
+	if o.err != nil {
+		notes = append(notes, "Error: "+o.err.Error())
 	}
 
-	meta := map[string]any{"exit": exit, "description": p.Description}
+	meta := map[string]any{"exit": o.exit, "description": p.Description}
 	if confine.policy != nil {
 		meta["sandbox"] = confine.policy.String()
 	} else if confine.note != "" {
 		meta["sandbox"] = confine.note
 	}
-	if timedOut {
+	if o.terminal != "" {
+		meta["terminal"] = o.terminal
+	}
+	if o.timedOut {
 		meta["timedOut"] = true
 	}
-	if aborted {
+	if o.aborted {
 		meta["aborted"] = true
 	}
 	out, path := sink.result(call.CanDelegate)
@@ -262,7 +315,21 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams) (*Result, e
 	if len(notes) > 0 {
 		out += "\n\n<shell_metadata>\n" + strings.Join(notes, "\n") + "\n</shell_metadata>"
 	}
-	return &Result{Title: title, Output: out, Metadata: meta}, nil
+	return &Result{Title: title, Output: out, Metadata: meta}
+}
+
+// shellCmd is a command as the shell runs it: the program and its
+// arguments, the environment and the directory.
+type shellCmd struct {
+	argv []string
+	env  []string
+	dir  string
+}
+
+// shellCommand is how shell runs command in dir, with codeloop's
+// environment, wherever it runs.
+func shellCommand(shell, command, dir string) shellCmd {
+	return shellCmd{argv: []string{shell, "-c", command}, env: os.Environ(), dir: dir}
 }
 
 // shellRun is a started shell.
@@ -270,13 +337,13 @@ type shellRun struct {
 	p *proc.Process
 }
 
-// startShell starts command in shell through proc.Start: in a process
+// startShell starts the shell command through proc.Start: in a process
 // group of its own that dies with codeloop. prepare may rewrite the
 // command (the sandbox runs it through its helper).
-func startShell(shell, command, dir string, out *bashSink, prepare func(*exec.Cmd) error) (*shellRun, error) {
-	cmd := exec.Command(shell, "-c", command)
-	cmd.Dir = dir
-	cmd.Env = os.Environ()
+func startShell(sh shellCmd, out *bashSink, prepare func(*exec.Cmd) error) (*shellRun, error) {
+	cmd := exec.Command(sh.argv[0], sh.argv[1:]...)
+	cmd.Dir = sh.dir
+	cmd.Env = sh.env
 	cmd.Stdin = nil // reads from the null device
 	cmd.Stdout = out
 	cmd.Stderr = out
@@ -286,7 +353,7 @@ func startShell(shell, command, dir string, out *bashSink, prepare func(*exec.Cm
 	}
 	p, err := proc.Start(cmd)
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", shell, err)
+		return nil, fmt.Errorf("starting %s: %w", sh.argv[0], err)
 	}
 	return &shellRun{p: p}, nil
 }

@@ -29,6 +29,12 @@ type Confinement struct {
 	TempDir string
 }
 
+// on reports whether a sandbox mode is configured: commands are then
+// confined, or run unconfined only after the user confirms.
+func (c *Confinement) on() bool {
+	return c != nil && c.Mode != "" && c.Mode != sandbox.ModeOff
+}
+
 // Fallback values.
 const (
 	SandboxFallbackAsk  = "ask"

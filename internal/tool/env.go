@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ type Env struct {
 	// (3 seconds when zero).
 	BashKillGrace time.Duration
 
+	// Log receives the tools' diagnostics; nil discards them.
+	Log *slog.Logger
+
 	// HTTPClient fetches for webfetch; nil means a client of its own.
 	HTTPClient *http.Client
 	// Search is the web search service; websearch and codesearch are
@@ -60,6 +64,14 @@ type Env struct {
 	// content is in place. What it returns (formatter notes, language
 	// server diagnostics) is appended to the call's output.
 	AfterChange func(ctx context.Context, call *Call, paths []string) string
+}
+
+// log is env.Log, or a logger that discards.
+func (env Env) log() *slog.Logger {
+	if env.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return env.Log
 }
 
 // beforeChange calls env.BeforeChange when it is set.

@@ -66,6 +66,9 @@ type Call struct {
 	// Files, when set, is where read, write, edit and apply_patch read and
 	// write the text of files (an editor's buffers); nil means the disk.
 	Files FileSystem
+	// Terminal, when set, is where bash runs its command (an editor's
+	// terminals) unless a sandbox mode is on; nil means codeloop's shell.
+	Terminal Terminal
 }
 
 // progress reports live title and metadata when the caller listens.
