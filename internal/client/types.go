@@ -368,6 +368,11 @@ type PromptInput struct {
 	// the message is answered (an editor's buffers); nil means the disk.
 	// Only the in-process client carries it.
 	Files FileSystem `json:"-"`
+	// Terminal, when set, is where the bash tool runs its commands while
+	// the message is answered (an editor's terminals) unless a sandbox
+	// mode is on; nil means codeloop's shell. Only the in-process client
+	// carries it.
+	Terminal Terminal `json:"-"`
 }
 
 // FileSystem reads and writes the text of files, given absolute paths,
@@ -379,6 +384,30 @@ type FileSystem interface {
 	// WriteTextFile replaces the text of the file at path, creating it
 	// when it does not exist.
 	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// Terminal runs commands in terminals somewhere other than codeloop's own
+// process: an editor's, which show the user a command's output as it runs.
+// A terminal is named by the id CreateTerminal returns, and every terminal
+// created must be released.
+type Terminal interface {
+	// CreateTerminal starts argv (the program, then its arguments) in the
+	// directory dir with env (NAME=value entries) set, and returns the
+	// terminal's id. The terminal keeps at most outputLimit bytes of the
+	// output, dropping its start. sessionID and callID name the session
+	// and the tool call the command runs for.
+	CreateTerminal(ctx context.Context, sessionID, callID string, argv, env []string, dir string, outputLimit int) (string, error)
+	// TerminalOutput returns the output so far and whether its start was
+	// dropped.
+	TerminalOutput(ctx context.Context, id string) (output string, truncated bool, err error)
+	// WaitForTerminalExit waits until the command has ended and returns
+	// its exit code, or -1 and the name of the signal that ended it.
+	WaitForTerminalExit(ctx context.Context, id string) (exitCode int, signal string, err error)
+	// KillTerminal ends the command; its output stays readable.
+	KillTerminal(ctx context.Context, id string) error
+	// ReleaseTerminal ends the command if it still runs and frees the
+	// terminal.
+	ReleaseTerminal(ctx context.Context, id string) error
 }
 
 // PartInput is a part of a user's message: {type:"text", text} or
@@ -409,8 +438,9 @@ type CommandInput struct {
 	Arguments string    `json:"arguments"`
 	Agent     string    `json:"agent,omitempty"`
 	Model     *ModelRef `json:"model,omitempty"`
-	// Files is as PromptInput's.
-	Files FileSystem `json:"-"`
+	// Files and Terminal are as PromptInput's.
+	Files    FileSystem `json:"-"`
+	Terminal Terminal   `json:"-"`
 }
 
 // PermissionRequest asks the user to allow an action.

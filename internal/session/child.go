@@ -54,7 +54,8 @@ func (e *Engine) RunChild(ctx context.Context, in ChildInput) (string, string, e
 		in.Started(sid)
 	}
 	if _, err := e.Send(ctx, PromptInput{SessionID: sid, Agent: in.Agent, Model: in.Model,
-		Parts: append([]message.Part{TextPart(in.Prompt)}, in.Parts...), Files: e.fileSystem(in.ParentID)}); err != nil {
+		Parts: append([]message.Part{TextPart(in.Prompt)}, in.Parts...), Files: e.fileSystem(in.ParentID),
+		Terminal: e.terminal(in.ParentID)}); err != nil {
 		return sid, "", err
 	}
 	last, err := e.Wait(ctx, sid)

@@ -89,7 +89,7 @@ func (e *Engine) Compact(ctx context.Context, sessionID string) error {
 	if err := e.createCompaction(ctx, sessionID, l.User, false, false); err != nil {
 		return err
 	}
-	e.start(sessionID, nil)
+	e.start(sessionID, nil, nil)
 	_, err = e.Wait(ctx, sessionID)
 	return err
 }

@@ -46,6 +46,9 @@ type runner struct {
 	// files is where the loop's file tools read and write text: the
 	// newest prompt's file system, nil for the disk. Under Engine.mu.
 	files tool.FileSystem
+	// terminal is where bash runs commands: the newest prompt's
+	// terminal, nil for codeloop's shell. Under Engine.mu.
+	terminal tool.Terminal
 }
 
 // New returns an engine over cfg.
@@ -113,6 +116,9 @@ type PromptInput struct {
 	// Files, when set, is where the file tools read and write text while
 	// the loop answers (an editor's buffers); nil means the disk.
 	Files tool.FileSystem
+	// Terminal, when set, is where bash runs commands while the loop
+	// answers (an editor's terminals); nil means codeloop's shell.
+	Terminal tool.Terminal
 }
 
 // TextPart returns a text part for a PromptInput.
@@ -130,7 +136,7 @@ func (e *Engine) Send(ctx context.Context, in PromptInput) (message.Message, err
 		return message.Message{}, err
 	}
 	if !in.NoReply {
-		e.start(in.SessionID, in.Files)
+		e.start(in.SessionID, in.Files, in.Terminal)
 	}
 	return m, nil
 }
@@ -240,8 +246,9 @@ func (e *Engine) publishError(sessionID string, err *message.Error) {
 }
 
 // start makes sure a loop runs for the session and will see the newest
-// message; files is the file system its file tools use from now on.
-func (e *Engine) start(sessionID string, files tool.FileSystem) {
+// message; files is the file system its file tools use from now on, and
+// terminal where bash runs commands.
+func (e *Engine) start(sessionID string, files tool.FileSystem, terminal tool.Terminal) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.ctx.Err() != nil {
@@ -251,9 +258,10 @@ func (e *Engine) start(sessionID string, files tool.FileSystem) {
 	if prev != nil && prev.ctx.Err() == nil {
 		prev.again = true
 		prev.files = files
+		prev.terminal = terminal
 		return
 	}
-	r := &runner{sessionID: sessionID, prev: prev, done: make(chan struct{}), files: files}
+	r := &runner{sessionID: sessionID, prev: prev, done: make(chan struct{}), files: files, terminal: terminal}
 	r.ctx, r.cancel = context.WithCancel(e.ctx)
 	e.runners[sessionID] = r
 	e.wg.Add(1)
@@ -267,6 +275,17 @@ func (e *Engine) fileSystem(sessionID string) tool.FileSystem {
 	defer e.mu.Unlock()
 	if r := e.runners[sessionID]; r != nil {
 		return r.files
+	}
+	return nil
+}
+
+// terminal is where bash runs the commands of the session's running
+// loop, or nil for codeloop's shell.
+func (e *Engine) terminal(sessionID string) tool.Terminal {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r := e.runners[sessionID]; r != nil {
+		return r.terminal
 	}
 	return nil
 }

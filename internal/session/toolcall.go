@@ -160,6 +160,7 @@ func (p *processor) runTool(ctx context.Context, part *message.ToolPart, t tool.
 		CanDelegate: p.tools[TaskTool] != nil,
 		Messages:    func() []message.Message { return p.msgs },
 		Files:       p.e.fileSystem(info.SessionID),
+		Terminal:    p.e.terminal(info.SessionID),
 	}
 	var (
 		res     *tool.Result

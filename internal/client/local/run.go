@@ -37,7 +37,7 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptI
 	// The message is stored whole even if the caller goes away meanwhile.
 	m, err := c.app.Engine.Send(context.WithoutCancel(ctx), session.PromptInput{
 		SessionID: sessionID, Agent: in.Agent, Model: &ref, System: in.System, Parts: parts, NoReply: in.NoReply,
-		Files: in.Files,
+		Files: in.Files, Terminal: in.Terminal,
 	})
 	if err != nil {
 		return "", err
@@ -130,7 +130,7 @@ func (c *Client) Command(ctx context.Context, sessionID string, in client.Comman
 		return "", err
 	}
 	m, err := c.app.Engine.Send(context.WithoutCancel(ctx), session.PromptInput{
-		SessionID: sessionID, Agent: agentName, Model: &ref, Parts: exp.Parts(), Files: in.Files,
+		SessionID: sessionID, Agent: agentName, Model: &ref, Parts: exp.Parts(), Files: in.Files, Terminal: in.Terminal,
 	})
 	if err != nil {
 		c.endTurn(sessionID, added)
