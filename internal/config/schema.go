@@ -31,8 +31,13 @@ func Schema() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	themes := make([]any, len(ThemeNames))
+	for i, n := range ThemeNames {
+		themes[i] = n
+	}
 	types := map[reflect.Type]*jsonschema.Schema{
-		typeRaw: any_(),
+		typeRaw:   any_(),
+		typeTheme: {Type: "string", Enum: themes},
 		typePermission: union("an action for everything, or permission names mapped to an action or to patterns mapped to actions; later rules win",
 			action,
 			&jsonschema.Schema{Type: "object", AdditionalProperties: union("",

@@ -53,6 +53,7 @@ type Config struct {
 	Sandbox           Sandbox             `json:"sandbox,omitzero" jsonschema:"OS confinement of the bash tool's commands (Linux)"`
 	Search            Search              `json:"search,omitzero" jsonschema:"the web search service of the websearch and codesearch tools, which are offered only when it is set"`
 	ACP               ACP                 `json:"acp,omitzero" jsonschema:"settings of codeloop acp, the Agent Client Protocol agent editors start"`
+	TUI               TUI                 `json:"tui,omitzero" jsonschema:"settings of the terminal interface (see docs/tui.md)"`
 	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
 }
 
@@ -311,6 +312,32 @@ type Sandbox struct {
 type ACP struct {
 	Terminal *bool `json:"terminal,omitempty" jsonschema:"run the bash tool's commands in the editor's terminals when the editor offers them (default false); ignored while a sandbox mode is on"`
 }
+
+// TUI configures the terminal interface. OpenCode kept settings of its own
+// interface under the same key; they are accepted and ignored, so its
+// files keep loading.
+type TUI struct {
+	Theme            Theme           `json:"theme,omitempty" jsonschema:"the colours: auto (from the terminal's background, the default), dark, light or plain (no colour); NO_COLOR always wins"`
+	Mouse            *bool           `json:"mouse,omitempty" jsonschema:"capture the mouse (default true): the wheel scrolls the transcript, a click selects a message; false leaves the mouse to the terminal"`
+	ScrollbackOnExit *bool           `json:"scrollback_on_exit,omitempty" jsonschema:"on quitting, write the session's transcript to the terminal's normal screen, where its scrollback keeps it (default false)"`
+	ScrollSpeed      json.RawMessage `json:"scroll_speed,omitempty" jsonschema:"OpenCode's; accepted and ignored"`
+	ScrollAccel      json.RawMessage `json:"scroll_acceleration,omitempty" jsonschema:"OpenCode's; accepted and ignored"`
+	DiffStyle        json.RawMessage `json:"diff_style,omitempty" jsonschema:"OpenCode's; accepted and ignored"`
+}
+
+// Theme names the interface's colours: one of ThemeNames, or empty for
+// auto.
+type Theme string
+
+// ThemeNames are the values tui.theme takes.
+var ThemeNames = []string{"auto", "dark", "light", "plain"}
+
+// MouseOn reports whether the interface captures the mouse (the default).
+func (t TUI) MouseOn() bool { return t.Mouse == nil || *t.Mouse }
+
+// ScrollbackOnExitOn reports whether the transcript is written to the
+// terminal's normal screen on quitting (off by default).
+func (t TUI) ScrollbackOnExitOn() bool { return t.ScrollbackOnExit != nil && *t.ScrollbackOnExit }
 
 // Search configures the web search service behind the websearch and
 // codesearch tools. Setting any field turns the tools on; they are offered

@@ -12,8 +12,9 @@ import (
 )
 
 // legacyKeys are top-level keys OpenCode moved to its TUI config; they are
-// accepted and ignored so such files keep loading.
-var legacyKeys = map[string]bool{"theme": true, "keybinds": true, "tui": true}
+// accepted and ignored so such files keep loading. (codeloop's own
+// interface settings are under "tui".)
+var legacyKeys = map[string]bool{"theme": true, "keybinds": true}
 
 // openTypes accept keys they do not declare (kept as options or extras).
 var openTypes = map[reflect.Type]bool{
@@ -35,6 +36,7 @@ var (
 	typeCommand     = reflect.TypeFor[Command]()
 	typeConfig      = reflect.TypeFor[Config]()
 	typeRaw         = reflect.TypeFor[json.RawMessage]()
+	typeTheme       = reflect.TypeFor[Theme]()
 )
 
 // mcpKeys are the keys each kind of MCP entry may have.
@@ -139,6 +141,15 @@ func (c *checker) check(v *hujson.Value, t reflect.Type, path string) error {
 		if k == 'f' || k == 't' {
 			return nil
 		}
+	case typeTheme:
+		if k == '"' && slices.Contains(ThemeNames, v.Value.(hujson.Literal).String()) {
+			return nil
+		}
+		got := kindName(k)
+		if k == '"' {
+			got = fmt.Sprintf("%q", v.Value.(hujson.Literal).String())
+		}
+		return c.fail(v, path, "%s: want one of %s, got %s", path, strings.Join(ThemeNames, ", "), got)
 	case typeRaw:
 		if path == "lsp" || path == "formatter" {
 			if k != 't' && k != 'f' && k != '{' {
