@@ -24,6 +24,7 @@ const (
 	TypeQuestionReplied   = "question.replied"
 	TypeQuestionRejected  = "question.rejected"
 	TypeTodoUpdated       = "todo.updated"
+	TypeHookNotice        = "hook.notice"
 	// TypeEventsDropped is the client's own: events were lost because the
 	// reader fell behind, and what it shows may be stale until it reloads.
 	TypeEventsDropped = "client.events.dropped"
@@ -166,6 +167,29 @@ type TodoUpdatedEvent struct {
 	Todos     []Todo `json:"todos"`
 }
 
+// HookNoticeEvent: a user's hook has something to say: a failure, a
+// timeout, or a message it printed for the user. SessionID is empty for
+// a hook run outside a session.
+type HookNoticeEvent struct {
+	SessionID string `json:"sessionID,omitempty"`
+	// Event is the hook event (PreToolUse, Stop, ...); Command the hook's
+	// command and Origin the file that defines it.
+	Event   string `json:"event"`
+	Command string `json:"command"`
+	Origin  string `json:"origin,omitempty"`
+	// Error marks a failure; otherwise Text is a message for the user.
+	Error bool   `json:"error"`
+	Text  string `json:"text"`
+}
+
+// String is the notice as one line for people.
+func (e HookNoticeEvent) String() string {
+	if e.Error {
+		return fmt.Sprintf("%s hook %q %s", e.Event, e.Command, e.Text)
+	}
+	return fmt.Sprintf("%s hook: %s", e.Event, e.Text)
+}
+
 // EventsDroppedEvent: Count events were lost since the last one read.
 type EventsDroppedEvent struct {
 	Count int64 `json:"count"`
@@ -188,6 +212,7 @@ func (QuestionAskedEvent) Type() string     { return TypeQuestionAsked }
 func (QuestionRepliedEvent) Type() string   { return TypeQuestionReplied }
 func (QuestionRejectedEvent) Type() string  { return TypeQuestionRejected }
 func (TodoUpdatedEvent) Type() string       { return TypeTodoUpdated }
+func (HookNoticeEvent) Type() string        { return TypeHookNotice }
 func (EventsDroppedEvent) Type() string     { return TypeEventsDropped }
 
 func (e SessionCreatedEvent) Session() string    { return e.Info.ID }
@@ -207,6 +232,7 @@ func (e QuestionAskedEvent) Session() string     { return e.SessionID }
 func (e QuestionRepliedEvent) Session() string   { return e.SessionID }
 func (e QuestionRejectedEvent) Session() string  { return e.SessionID }
 func (e TodoUpdatedEvent) Session() string       { return e.SessionID }
+func (e HookNoticeEvent) Session() string        { return e.SessionID }
 func (EventsDroppedEvent) Session() string       { return "" }
 
 // wireEvent is an event on OpenCode's stream.
@@ -269,6 +295,8 @@ func UnmarshalEvent(data []byte) (Event, error) {
 		e, err = decode[QuestionRejectedEvent](w.Properties)
 	case TypeTodoUpdated:
 		e, err = decode[TodoUpdatedEvent](w.Properties)
+	case TypeHookNotice:
+		e, err = decode[HookNoticeEvent](w.Properties)
 	case TypeEventsDropped:
 		e, err = decode[EventsDroppedEvent](w.Properties)
 	default:

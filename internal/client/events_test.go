@@ -31,6 +31,7 @@ func TestEventsRoundTrip(t *testing.T) {
 		QuestionRepliedEvent{SessionID: "ses_1", RequestID: "que_1", Answers: [][]string{{"a"}}},
 		QuestionRejectedEvent{SessionID: "ses_1", RequestID: "que_1"},
 		TodoUpdatedEvent{SessionID: "ses_1", Todos: []Todo{{Content: "c", Status: "pending", Priority: "high"}}},
+		HookNoticeEvent{SessionID: "ses_1", Event: "PostToolUse", Command: "./lint.sh", Origin: ".claude/settings.json", Error: true, Text: "exited with status 2"},
 		EventsDroppedEvent{Count: 3},
 	}
 	seen := map[string]bool{}

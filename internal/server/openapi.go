@@ -17,7 +17,7 @@ var eventTypes = []client.Event{
 	client.PartUpdatedEvent{}, client.PartDeltaEvent{}, client.PartRemovedEvent{},
 	client.PermissionAskedEvent{}, client.PermissionRepliedEvent{},
 	client.QuestionAskedEvent{}, client.QuestionRepliedEvent{}, client.QuestionRejectedEvent{},
-	client.TodoUpdatedEvent{}, client.EventsDroppedEvent{},
+	client.TodoUpdatedEvent{}, client.HookNoticeEvent{}, client.EventsDroppedEvent{},
 }
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }

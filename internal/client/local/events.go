@@ -6,6 +6,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/hook"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/tool"
@@ -121,6 +122,8 @@ func convertEvent(ev bus.Event) client.Event {
 		return client.QuestionRejectedEvent{SessionID: p.SessionID, RequestID: p.RequestID}
 	case tool.TodoUpdated:
 		return client.TodoUpdatedEvent{SessionID: p.SessionID, Todos: toTodos(p.Todos)}
+	case hook.Notice:
+		return client.HookNoticeEvent{SessionID: p.SessionID, Event: p.Event, Command: p.Command, Origin: p.Origin, Error: p.Error, Text: p.Text}
 	}
 	return nil
 }
