@@ -92,6 +92,9 @@ type Agent struct {
 	// editorFS says the editor offered fs/read_text_file and
 	// fs/write_text_file: the file tools then go through it.
 	editorFS bool
+	// editorTerminal says the editor offered the terminal methods: bash
+	// then runs its commands there when the project's config asks.
+	editorTerminal bool
 }
 
 var (
@@ -139,6 +142,7 @@ func (a *Agent) goBackground(f func()) {
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	a.mu.Lock()
 	a.editorFS = p.ClientCapabilities.Fs.ReadTextFile && p.ClientCapabilities.Fs.WriteTextFile
+	a.editorTerminal = p.ClientCapabilities.Terminal
 	a.mu.Unlock()
 	version := sdk.ProtocolVersion(sdk.ProtocolVersionNumber)
 	if p.ProtocolVersion < version {

@@ -28,6 +28,26 @@ type turn struct {
 	endAsks context.CancelFunc
 	wg      sync.WaitGroup // the permission requests in flight
 	done    chan struct{}  // closed when the prompt has answered
+	calls                  // the tool calls announced, and their terminals
+}
+
+// waitAnnounced waits until the editor has been told of callID and
+// reports whether it has; it gives up after showWait, when ctx ends and
+// when the prompt has answered.
+func (t *turn) waitAnnounced(ctx context.Context, callID string) bool {
+	t.calls.mu.Lock()
+	ch := t.calls.channel(callID)
+	t.calls.mu.Unlock()
+	timer := time.NewTimer(showWait)
+	defer timer.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.done:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	return false
 }
 
 // Prompt sends the editor's message and streams the answer as updates
@@ -80,7 +100,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 		return sdk.PromptResponse{}, requestError(err)
 	}
 	defer evs.Close()
-	userID, err := a.send(ctx, s, parts)
+	userID, err := a.send(ctx, s, t, parts)
 	if err != nil {
 		return sdk.PromptResponse{}, requestError(err)
 	}
@@ -99,8 +119,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 // send stores the prompt: a slash command the project knows is run as
 // that command, anything else is sent as a message. It returns the user
 // message's id (empty for compaction, which stores none).
-func (a *Agent) send(ctx context.Context, s *session, parts []client.PartInput) (string, error) {
+func (a *Agent) send(ctx context.Context, s *session, t *turn, parts []client.PartInput) (string, error) {
 	agent, model := s.choices()
+	files, terminal := a.files(s), a.terminal(ctx, s, t)
 	if len(parts) > 0 && parts[0].Type == client.PartText && strings.HasPrefix(parts[0].Text, "/") {
 		name, args, _ := strings.Cut(strings.TrimPrefix(parts[0].Text, "/"), " ")
 		known := name == "compact" || name == "summarize"
@@ -112,10 +133,11 @@ func (a *Agent) send(ctx context.Context, s *session, parts []client.PartInput) 
 			known = slices.ContainsFunc(cmds, func(c client.Command) bool { return c.Name == name })
 		}
 		if known {
-			return s.c.Command(ctx, s.id, client.CommandInput{Command: name, Arguments: strings.TrimSpace(args), Agent: agent, Model: model, Files: a.files(s)})
+			return s.c.Command(ctx, s.id, client.CommandInput{Command: name, Arguments: strings.TrimSpace(args), Agent: agent, Model: model,
+				Files: files, Terminal: terminal})
 		}
 	}
-	return s.c.Prompt(ctx, s.id, client.PromptInput{Agent: agent, Model: model, Parts: parts, Files: a.files(s)})
+	return s.c.Prompt(ctx, s.id, client.PromptInput{Agent: agent, Model: model, Parts: parts, Files: files, Terminal: terminal})
 }
 
 // Cancel stops the session's running prompt: the loop is aborted and the
@@ -287,9 +309,10 @@ func (st *stream) part(ctx context.Context, p client.Part) {
 		last, started := st.tools[p.CallID]
 		switch {
 		case !started:
-			st.send(ctx, toolCallStart(p, st.s.dir))
+			st.send(ctx, st.t.withTerminal(toolCallStart(p, st.s.dir), p))
+			st.t.announce(p.CallID)
 		case last != status:
-			st.send(ctx, toolCallUpdate(p, st.s.dir))
+			st.send(ctx, st.t.withTerminal(toolCallUpdate(p, st.s.dir), p))
 		default:
 			return
 		}

@@ -41,6 +41,11 @@ type editor struct {
 	// records the requests as "read path" and "write path".
 	buffers map[string]string
 	fsCalls []string
+
+	// terms, when set, makes the editor offer terminals that really run
+	// the commands; wire is every line the agent wrote, in order.
+	terms *termHost
+	wire  lines
 }
 
 var _ sdk.Client = (*editor)(nil)
@@ -103,24 +108,43 @@ func (e *editor) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest) (s
 	return sdk.WriteTextFileResponse{}, nil
 }
 
-func (e *editor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errors.New("not offered")
+// errNoTerminals answers the terminal methods of an editor that does not
+// offer them.
+var errNoTerminals = errors.New("not offered")
+
+func (e *editor) CreateTerminal(ctx context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if e.terms == nil {
+		return sdk.CreateTerminalResponse{}, errNoTerminals
+	}
+	return e.terms.CreateTerminal(ctx, r)
 }
 
-func (e *editor) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errors.New("not offered")
+func (e *editor) KillTerminal(ctx context.Context, r sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	if e.terms == nil {
+		return sdk.KillTerminalResponse{}, errNoTerminals
+	}
+	return e.terms.KillTerminal(ctx, r)
 }
 
-func (e *editor) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errors.New("not offered")
+func (e *editor) TerminalOutput(ctx context.Context, r sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	if e.terms == nil {
+		return sdk.TerminalOutputResponse{}, errNoTerminals
+	}
+	return e.terms.TerminalOutput(ctx, r)
 }
 
-func (e *editor) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errors.New("not offered")
+func (e *editor) ReleaseTerminal(ctx context.Context, r sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	if e.terms == nil {
+		return sdk.ReleaseTerminalResponse{}, errNoTerminals
+	}
+	return e.terms.ReleaseTerminal(ctx, r)
 }
 
-func (e *editor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errors.New("not offered")
+func (e *editor) WaitForTerminalExit(ctx context.Context, r sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	if e.terms == nil {
+		return sdk.WaitForTerminalExitResponse{}, errNoTerminals
+	}
+	return e.terms.WaitForTerminalExit(ctx, r)
 }
 
 // snapshot returns the updates of session id received so far.
@@ -199,7 +223,7 @@ func connect(t *testing.T, p *clienttest.Project) *rig {
 		_ = fromAgentW.Close()
 	}()
 	r.ed = &editor{t: t, changed: make(chan struct{}, 1)}
-	r.ed.conn = sdk.NewClientSideConnection(r.ed, toAgentW, fromAgentR)
+	r.ed.conn = sdk.NewClientSideConnection(r.ed, toAgentW, io.TeeReader(fromAgentR, &r.ed.wire))
 	r.ed.conn.SetLogger(slog.New(slog.DiscardHandler))
 	var once sync.Once
 	r.close = func() {
@@ -262,6 +286,7 @@ func (r *rig) initialize() sdk.InitializeResponse {
 	if r.ed.buffers != nil {
 		req.ClientCapabilities.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
 	}
+	req.ClientCapabilities.Terminal = r.ed.terms != nil
 	r.ed.mu.Unlock()
 	resp, err := r.ed.conn.Initialize(r.ctx(), req)
 	if err != nil {

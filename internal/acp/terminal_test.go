@@ -1,0 +1,440 @@
+package acp_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// termHost is an editor's terminals: each terminal/create really starts
+// the command, with EDITOR_TERMINAL=rig added to its environment, and
+// every request is recorded as "method terminalId".
+type termHost struct {
+	mu      sync.Mutex
+	calls   []string
+	created []sdk.CreateTerminalRequest
+	terms   map[string]*hostTerm
+}
+
+// hostTerm is one terminal: its command and the output it keeps.
+type hostTerm struct {
+	cmd   *exec.Cmd
+	limit int
+	done  chan struct{}
+
+	mu  sync.Mutex
+	out []byte
+	cut bool
+}
+
+// Write keeps the output, dropping its start beyond the limit at a
+// character boundary, as the protocol asks of editors.
+func (h *hostTerm) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.out = append(h.out, p...)
+	if h.limit > 0 && len(h.out) > h.limit {
+		drop := len(h.out) - h.limit
+		for drop < len(h.out) && !utf8.RuneStart(h.out[drop]) {
+			drop++
+		}
+		h.out = append(h.out[:0], h.out[drop:]...)
+		h.cut = true
+	}
+	return len(p), nil
+}
+
+func (h *termHost) record(call string) {
+	h.mu.Lock()
+	h.calls = append(h.calls, call)
+	h.mu.Unlock()
+}
+
+// recorded returns the requests so far.
+func (h *termHost) recorded() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.calls)
+}
+
+func (h *termHost) term(id string) (*hostTerm, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t, ok := h.terms[id]; ok {
+		return t, nil
+	}
+	return nil, sdk.NewInvalidParams(map[string]any{"error": "no terminal " + id})
+}
+
+func (h *termHost) CreateTerminal(_ context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	cmd := exec.Command(r.Command, r.Args...)
+	if r.Cwd != nil {
+		cmd.Dir = *r.Cwd
+	}
+	cmd.Env = os.Environ()
+	for _, v := range r.Env {
+		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
+	}
+	cmd.Env = append(cmd.Env, "EDITOR_TERMINAL=rig")
+	t := &hostTerm{cmd: cmd, done: make(chan struct{})}
+	if r.OutputByteLimit != nil {
+		t.limit = *r.OutputByteLimit
+	}
+	cmd.Stdout, cmd.Stderr = t, t
+	cmd.WaitDelay = 100 * time.Millisecond
+	if err := cmd.Start(); err != nil {
+		return sdk.CreateTerminalResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(t.done)
+	}()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.terms == nil {
+		h.terms = map[string]*hostTerm{}
+	}
+	id := fmt.Sprintf("term-%d", len(h.terms)+1)
+	h.terms[id] = t
+	h.created = append(h.created, r)
+	h.calls = append(h.calls, "create "+id)
+	return sdk.CreateTerminalResponse{TerminalId: id}, nil
+}
+
+// exit is how a finished terminal's command ended.
+func (t *hostTerm) exit() (*int, *string) {
+	st := t.cmd.ProcessState
+	if code := st.ExitCode(); code >= 0 {
+		return &code, nil
+	}
+	signal := strings.TrimPrefix(st.String(), "signal: ")
+	return nil, &signal
+}
+
+func (h *termHost) TerminalOutput(_ context.Context, r sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	h.record("output " + r.TerminalId)
+	t, err := h.term(r.TerminalId)
+	if err != nil {
+		return sdk.TerminalOutputResponse{}, err
+	}
+	var status *sdk.TerminalExitStatus
+	select {
+	case <-t.done:
+		code, signal := t.exit()
+		status = &sdk.TerminalExitStatus{ExitCode: code, Signal: signal}
+	default:
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return sdk.TerminalOutputResponse{Output: string(t.out), Truncated: t.cut, ExitStatus: status}, nil
+}
+
+func (h *termHost) WaitForTerminalExit(ctx context.Context, r sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	h.record("wait " + r.TerminalId)
+	t, err := h.term(r.TerminalId)
+	if err != nil {
+		return sdk.WaitForTerminalExitResponse{}, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return sdk.WaitForTerminalExitResponse{}, ctx.Err()
+	}
+	code, signal := t.exit()
+	return sdk.WaitForTerminalExitResponse{ExitCode: code, Signal: signal}, nil
+}
+
+func (h *termHost) KillTerminal(_ context.Context, r sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	h.record("kill " + r.TerminalId)
+	t, err := h.term(r.TerminalId)
+	if err != nil {
+		return sdk.KillTerminalResponse{}, err
+	}
+	_ = t.cmd.Process.Kill()
+	return sdk.KillTerminalResponse{}, nil
+}
+
+func (h *termHost) ReleaseTerminal(_ context.Context, r sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	h.record("release " + r.TerminalId)
+	t, err := h.term(r.TerminalId)
+	if err != nil {
+		return sdk.ReleaseTerminalResponse{}, err
+	}
+	_ = t.cmd.Process.Kill()
+	<-t.done
+	return sdk.ReleaseTerminalResponse{}, nil
+}
+
+// running reports whether any terminal's command still runs.
+func (h *termHost) running() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range h.terms {
+		select {
+		case <-t.done:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// lines records a stream's lines in order.
+type lines struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done []string
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for {
+		line, err := l.buf.ReadString('\n')
+		if err != nil {
+			l.buf.WriteString(line)
+			return len(p), nil
+		}
+		l.done = append(l.done, line)
+	}
+}
+
+// index is the position of the first line holding every one of subs, or
+// -1.
+func (l *lines) index(subs ...string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, line := range l.done {
+		all := true
+		for _, s := range subs {
+			all = all && strings.Contains(line, s)
+		}
+		if all {
+			return i
+		}
+	}
+	return -1
+}
+
+const terminalScript = `
+step
+call call_1 bash {"command":"echo \"via [$EDITOR_TERMINAL]\"; exit 4","description":"print where it runs"}
+finish tool-calls
+step
+text Done.
+finish stop
+`
+
+// terminalConfig asks for the editor's terminals.
+const terminalConfig = `"acp": {"terminal": true}`
+
+// allowAll answers every permission request with allow once.
+func allowAll(r sdk.RequestPermissionRequest) sdk.RequestPermissionResponse {
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected("allow_once")}
+}
+
+// toolOutput is the stored output of a session's call.
+func (r *rig) toolOutput(sessionID, callID string) string {
+	r.t.Helper()
+	for _, m := range r.messages(sessionID) {
+		for _, p := range m.Parts {
+			if p.Type == client.PartTool && p.CallID == callID && p.State != nil {
+				return p.State.Output
+			}
+		}
+	}
+	r.t.Fatalf("no call %s stored", callID)
+	return ""
+}
+
+// terminalShown returns the terminal id the updates show in the call, or
+// "".
+func terminalShown(us []sdk.SessionUpdate, callID string) string {
+	id := ""
+	for _, u := range toolUpdates(us, callID) {
+		content := []sdk.ToolCallContent(nil)
+		if u.ToolCall != nil {
+			content = u.ToolCall.Content
+		} else {
+			content = u.ToolCallUpdate.Content
+		}
+		for _, c := range content {
+			if c.Terminal != nil {
+				id = c.Terminal.TerminalId
+			}
+		}
+	}
+	return id
+}
+
+// TestEditorTerminal runs bash in the editor's terminal when the editor
+// offers terminals and the config asks for them, and in codeloop's shell
+// otherwise.
+func TestEditorTerminal(t *testing.T) {
+	tests := []struct {
+		name    string
+		offered bool
+		config  string
+		want    string // where the command ran, as it printed it
+	}{
+		{"offered and asked for", true, terminalConfig, "via [rig]"},
+		{"offered, not asked for", true, "", "via []"},
+		{"offered, turned off", true, `"acp": {"terminal": false}`, "via []"},
+		{"asked for, not offered", false, terminalConfig, "via []"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, terminalScript, tt.config, nil)
+			host := &termHost{}
+			if tt.offered {
+				r.ed.terms = host
+			}
+			r.ed.choose = allowAll
+			sess := r.newSession()
+			if resp := r.prompt(sess.SessionId, sdk.TextBlock("where do commands run?")); resp.StopReason != sdk.StopReasonEndTurn {
+				t.Errorf("stopReason = %q", resp.StopReason)
+			}
+			out := r.toolOutput(string(sess.SessionId), "call_1")
+			if !strings.Contains(out, tt.want) || !strings.Contains(out, "Exit code: 4") {
+				t.Errorf("the tool result is %q, want %q and the exit code", out, tt.want)
+			}
+			reqs := r.project.Model.Requests()
+			if len(reqs) < 2 || !strings.Contains(string(reqs[1].Body), tt.want) {
+				t.Errorf("the model was not given the output %q", tt.want)
+			}
+			calls := host.recorded()
+			us := r.ed.snapshot(sess.SessionId)
+			if tt.want != "via [rig]" {
+				if len(calls) != 0 {
+					t.Errorf("the editor's terminals were used: %v", calls)
+				}
+				if id := terminalShown(us, "call_1"); id != "" {
+					t.Errorf("the call shows terminal %q", id)
+				}
+				return
+			}
+			if len(calls) == 0 || calls[0] != "create term-1" || calls[len(calls)-1] != "release term-1" {
+				t.Fatalf("terminal requests %v: want create first, release last", calls)
+			}
+			for _, want := range []string{"wait term-1", "output term-1"} {
+				if !slices.Contains(calls, want) {
+					t.Errorf("terminal requests %v lack %q", calls, want)
+				}
+			}
+			if slices.Contains(calls, "kill term-1") {
+				t.Errorf("a command that ended by itself was killed: %v", calls)
+			}
+			c := host.created[0]
+			if len(c.Args) != 2 || c.Args[0] != "-c" || !strings.HasPrefix(c.Args[1], "echo") || !strings.HasSuffix(c.Command, "sh") {
+				t.Errorf("terminal/create ran %q %q, want the shell with -c and the command", c.Command, c.Args)
+			}
+			if c.Cwd == nil || *c.Cwd != r.project.Dir || c.OutputByteLimit == nil || *c.OutputByteLimit <= 0 {
+				t.Errorf("terminal/create cwd %v, outputByteLimit %v", c.Cwd, c.OutputByteLimit)
+			}
+			if !slices.ContainsFunc(c.Env, func(v sdk.EnvVariable) bool { return v.Name == "PATH" && v.Value == os.Getenv("PATH") }) {
+				t.Errorf("terminal/create does not pass codeloop's environment: %v", c.Env)
+			}
+			if id := terminalShown(us, "call_1"); id != "term-1" {
+				t.Errorf("the call shows terminal %q, want term-1; updates %v", id, kinds(toolUpdates(us, "call_1")))
+			}
+			if st := lastStatus(us, "call_1"); st != sdk.ToolCallStatusCompleted {
+				t.Errorf("call_1 ended %q", st)
+			}
+			shown := r.ed.wire.index(`"session/update"`, `"type":"terminal"`, `"terminalId":"term-1"`)
+			released := r.ed.wire.index(`"terminal/release"`)
+			if shown < 0 || released < 0 || shown > released {
+				t.Errorf("the terminal was shown at line %d and released at line %d: it must be shown first", shown, released)
+			}
+		})
+	}
+}
+
+const longCommandScript = `
+step
+call call_1 bash {"command":"echo started; exec sleep 30","description":"wait"%s}
+finish tool-calls
+step
+text The command stopped.
+finish stop
+`
+
+// TestEditorTerminalCancel cancels a prompt while its command runs in the
+// editor's terminal: the terminal is killed and released, and the prompt
+// ends cancelled.
+func TestEditorTerminalCancel(t *testing.T) {
+	r := newRig(t, fmt.Sprintf(longCommandScript, ""), terminalConfig, nil)
+	host := &termHost{}
+	r.ed.terms = host
+	r.ed.choose = allowAll
+	sess := r.newSession()
+	result := make(chan sdk.PromptResponse, 1)
+	go func() { result <- r.prompt(sess.SessionId, sdk.TextBlock("wait a while")) }()
+	r.ed.waitFor(sess.SessionId, "the terminal shown", func(us []sdk.SessionUpdate) bool {
+		return terminalShown(us, "call_1") == "term-1"
+	})
+	if err := r.ed.conn.Cancel(r.ctx(), sdk.CancelNotification{SessionId: sess.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case resp := <-result:
+		if resp.StopReason != sdk.StopReasonCancelled {
+			t.Errorf("stopReason = %q, want cancelled", resp.StopReason)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the prompt did not end after session/cancel")
+	}
+	calls := host.recorded()
+	kill, release := slices.Index(calls, "kill term-1"), slices.Index(calls, "release term-1")
+	if kill < 0 || release < kill || release != len(calls)-1 {
+		t.Errorf("terminal requests %v: want kill, then release last", calls)
+	}
+	if host.running() {
+		t.Error("the command still runs")
+	}
+	us := r.ed.snapshot(sess.SessionId)
+	if st := lastStatus(us, "call_1"); st != sdk.ToolCallStatusFailed {
+		t.Errorf("call_1 ended %q, want failed", st)
+	}
+	if id := terminalShown(us, "call_1"); id != "term-1" {
+		t.Errorf("the failed call shows terminal %q, want term-1", id)
+	}
+}
+
+// TestEditorTerminalTimeout kills a command in the editor's terminal that
+// outlives its timeout; the model is told so as with codeloop's shell.
+func TestEditorTerminalTimeout(t *testing.T) {
+	r := newRig(t, fmt.Sprintf(longCommandScript, `,"timeout":500`), terminalConfig, nil)
+	host := &termHost{}
+	r.ed.terms = host
+	r.ed.choose = allowAll
+	sess := r.newSession()
+	if resp := r.prompt(sess.SessionId, sdk.TextBlock("wait a while")); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("stopReason = %q", resp.StopReason)
+	}
+	calls := host.recorded()
+	kill, release := slices.Index(calls, "kill term-1"), slices.Index(calls, "release term-1")
+	if kill < 0 || release < kill || release != len(calls)-1 {
+		t.Errorf("terminal requests %v: want kill, then release last", calls)
+	}
+	if host.running() {
+		t.Error("the command still runs")
+	}
+	const note = "bash tool terminated the command after exceeding the timeout of 500 ms"
+	reqs := r.project.Model.Requests()
+	if len(reqs) < 2 || !strings.Contains(string(reqs[1].Body), note) || !strings.Contains(string(reqs[1].Body), "started") {
+		t.Errorf("the model was not told of the timeout")
+	}
+}
