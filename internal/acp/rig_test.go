@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/codeloop/codeloop/internal/acp"
+	"github.com/codeloop/codeloop/internal/acp/acptest"
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/client/clienttest"
@@ -44,7 +45,7 @@ type editor struct {
 
 	// terms, when set, makes the editor offer terminals that really run
 	// the commands; wire is every line the agent wrote, in order.
-	terms *termHost
+	terms *acptest.Terminals
 	wire  lines
 }
 

@@ -2,194 +2,19 @@ package acp_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/codeloop/codeloop/internal/acp/acptest"
 	"github.com/codeloop/codeloop/internal/client"
 )
-
-// termHost is an editor's terminals: each terminal/create really starts
-// the command, with EDITOR_TERMINAL=rig added to its environment, and
-// every request is recorded as "method terminalId".
-type termHost struct {
-	mu      sync.Mutex
-	calls   []string
-	created []sdk.CreateTerminalRequest
-	terms   map[string]*hostTerm
-}
-
-// hostTerm is one terminal: its command and the output it keeps.
-type hostTerm struct {
-	cmd   *exec.Cmd
-	limit int
-	done  chan struct{}
-
-	mu  sync.Mutex
-	out []byte
-	cut bool
-}
-
-// Write keeps the output, dropping its start beyond the limit at a
-// character boundary, as the protocol asks of editors.
-func (h *hostTerm) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.out = append(h.out, p...)
-	if h.limit > 0 && len(h.out) > h.limit {
-		drop := len(h.out) - h.limit
-		for drop < len(h.out) && !utf8.RuneStart(h.out[drop]) {
-			drop++
-		}
-		h.out = append(h.out[:0], h.out[drop:]...)
-		h.cut = true
-	}
-	return len(p), nil
-}
-
-func (h *termHost) record(call string) {
-	h.mu.Lock()
-	h.calls = append(h.calls, call)
-	h.mu.Unlock()
-}
-
-// recorded returns the requests so far.
-func (h *termHost) recorded() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(h.calls)
-}
-
-func (h *termHost) term(id string) (*hostTerm, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if t, ok := h.terms[id]; ok {
-		return t, nil
-	}
-	return nil, sdk.NewInvalidParams(map[string]any{"error": "no terminal " + id})
-}
-
-func (h *termHost) CreateTerminal(_ context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	cmd := exec.Command(r.Command, r.Args...)
-	if r.Cwd != nil {
-		cmd.Dir = *r.Cwd
-	}
-	cmd.Env = os.Environ()
-	for _, v := range r.Env {
-		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
-	}
-	cmd.Env = append(cmd.Env, "EDITOR_TERMINAL=rig")
-	t := &hostTerm{cmd: cmd, done: make(chan struct{})}
-	if r.OutputByteLimit != nil {
-		t.limit = *r.OutputByteLimit
-	}
-	cmd.Stdout, cmd.Stderr = t, t
-	cmd.WaitDelay = 100 * time.Millisecond
-	if err := cmd.Start(); err != nil {
-		return sdk.CreateTerminalResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(t.done)
-	}()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.terms == nil {
-		h.terms = map[string]*hostTerm{}
-	}
-	id := fmt.Sprintf("term-%d", len(h.terms)+1)
-	h.terms[id] = t
-	h.created = append(h.created, r)
-	h.calls = append(h.calls, "create "+id)
-	return sdk.CreateTerminalResponse{TerminalId: id}, nil
-}
-
-// exit is how a finished terminal's command ended.
-func (t *hostTerm) exit() (*int, *string) {
-	st := t.cmd.ProcessState
-	if code := st.ExitCode(); code >= 0 {
-		return &code, nil
-	}
-	signal := strings.TrimPrefix(st.String(), "signal: ")
-	return nil, &signal
-}
-
-func (h *termHost) TerminalOutput(_ context.Context, r sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	h.record("output " + r.TerminalId)
-	t, err := h.term(r.TerminalId)
-	if err != nil {
-		return sdk.TerminalOutputResponse{}, err
-	}
-	var status *sdk.TerminalExitStatus
-	select {
-	case <-t.done:
-		code, signal := t.exit()
-		status = &sdk.TerminalExitStatus{ExitCode: code, Signal: signal}
-	default:
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return sdk.TerminalOutputResponse{Output: string(t.out), Truncated: t.cut, ExitStatus: status}, nil
-}
-
-func (h *termHost) WaitForTerminalExit(ctx context.Context, r sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	h.record("wait " + r.TerminalId)
-	t, err := h.term(r.TerminalId)
-	if err != nil {
-		return sdk.WaitForTerminalExitResponse{}, err
-	}
-	select {
-	case <-t.done:
-	case <-ctx.Done():
-		return sdk.WaitForTerminalExitResponse{}, ctx.Err()
-	}
-	code, signal := t.exit()
-	return sdk.WaitForTerminalExitResponse{ExitCode: code, Signal: signal}, nil
-}
-
-func (h *termHost) KillTerminal(_ context.Context, r sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	h.record("kill " + r.TerminalId)
-	t, err := h.term(r.TerminalId)
-	if err != nil {
-		return sdk.KillTerminalResponse{}, err
-	}
-	_ = t.cmd.Process.Kill()
-	return sdk.KillTerminalResponse{}, nil
-}
-
-func (h *termHost) ReleaseTerminal(_ context.Context, r sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	h.record("release " + r.TerminalId)
-	t, err := h.term(r.TerminalId)
-	if err != nil {
-		return sdk.ReleaseTerminalResponse{}, err
-	}
-	_ = t.cmd.Process.Kill()
-	<-t.done
-	return sdk.ReleaseTerminalResponse{}, nil
-}
-
-// running reports whether any terminal's command still runs.
-func (h *termHost) running() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, t := range h.terms {
-		select {
-		case <-t.done:
-		default:
-			return true
-		}
-	}
-	return false
-}
 
 // lines records a stream's lines in order.
 type lines struct {
@@ -298,7 +123,8 @@ func TestEditorTerminal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, terminalScript, tt.config, nil)
-			host := &termHost{}
+			host := &acptest.Terminals{Env: []string{"EDITOR_TERMINAL=rig"}}
+			t.Cleanup(host.Close)
 			if tt.offered {
 				r.ed.terms = host
 			}
@@ -315,7 +141,7 @@ func TestEditorTerminal(t *testing.T) {
 			if len(reqs) < 2 || !strings.Contains(string(reqs[1].Body), tt.want) {
 				t.Errorf("the model was not given the output %q", tt.want)
 			}
-			calls := host.recorded()
+			calls := host.Calls()
 			us := r.ed.snapshot(sess.SessionId)
 			if tt.want != "via [rig]" {
 				if len(calls) != 0 {
@@ -337,7 +163,7 @@ func TestEditorTerminal(t *testing.T) {
 			if slices.Contains(calls, "kill term-1") {
 				t.Errorf("a command that ended by itself was killed: %v", calls)
 			}
-			c := host.created[0]
+			c := host.Created()[0]
 			if len(c.Args) != 2 || c.Args[0] != "-c" || !strings.HasPrefix(c.Args[1], "echo") || !strings.HasSuffix(c.Command, "sh") {
 				t.Errorf("terminal/create ran %q %q, want the shell with -c and the command", c.Command, c.Args)
 			}
@@ -376,7 +202,8 @@ finish stop
 // ends cancelled.
 func TestEditorTerminalCancel(t *testing.T) {
 	r := newRig(t, fmt.Sprintf(longCommandScript, ""), terminalConfig, nil)
-	host := &termHost{}
+	host := &acptest.Terminals{Env: []string{"EDITOR_TERMINAL=rig"}}
+	t.Cleanup(host.Close)
 	r.ed.terms = host
 	r.ed.choose = allowAll
 	sess := r.newSession()
@@ -396,12 +223,12 @@ func TestEditorTerminalCancel(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the prompt did not end after session/cancel")
 	}
-	calls := host.recorded()
+	calls := host.Calls()
 	kill, release := slices.Index(calls, "kill term-1"), slices.Index(calls, "release term-1")
 	if kill < 0 || release < kill || release != len(calls)-1 {
 		t.Errorf("terminal requests %v: want kill, then release last", calls)
 	}
-	if host.running() {
+	if host.Running() {
 		t.Error("the command still runs")
 	}
 	us := r.ed.snapshot(sess.SessionId)
@@ -417,19 +244,20 @@ func TestEditorTerminalCancel(t *testing.T) {
 // outlives its timeout; the model is told so as with codeloop's shell.
 func TestEditorTerminalTimeout(t *testing.T) {
 	r := newRig(t, fmt.Sprintf(longCommandScript, `,"timeout":500`), terminalConfig, nil)
-	host := &termHost{}
+	host := &acptest.Terminals{Env: []string{"EDITOR_TERMINAL=rig"}}
+	t.Cleanup(host.Close)
 	r.ed.terms = host
 	r.ed.choose = allowAll
 	sess := r.newSession()
 	if resp := r.prompt(sess.SessionId, sdk.TextBlock("wait a while")); resp.StopReason != sdk.StopReasonEndTurn {
 		t.Errorf("stopReason = %q", resp.StopReason)
 	}
-	calls := host.recorded()
+	calls := host.Calls()
 	kill, release := slices.Index(calls, "kill term-1"), slices.Index(calls, "release term-1")
 	if kill < 0 || release < kill || release != len(calls)-1 {
 		t.Errorf("terminal requests %v: want kill, then release last", calls)
 	}
-	if host.running() {
+	if host.Running() {
 		t.Error("the command still runs")
 	}
 	const note = "bash tool terminated the command after exceeding the timeout of 500 ms"
