@@ -20,6 +20,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/codeloop/codeloop/internal/acp/acptest"
 )
 
 // acpEditor is the editor's side of a codeloop acp process: the ACP SDK's
@@ -44,6 +46,9 @@ type acpEditor struct {
 	// fs/write_text_file (into the buffers).
 	buffers map[string]string
 	fsCalls []string
+	// terms, when set, are the editor's terminals: it then serves the
+	// terminal methods by running the commands.
+	terms *acptest.Terminals
 }
 
 // lineWriter forwards the editor's lines to the agent, recording the
@@ -175,20 +180,35 @@ func (ed *acpEditor) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest
 	ed.buffers[r.Path] = r.Content
 	return sdk.WriteTextFileResponse{}, nil
 }
-func (ed *acpEditor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errNotOffered
+func (ed *acpEditor) CreateTerminal(ctx context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if ed.terms == nil {
+		return sdk.CreateTerminalResponse{}, errNotOffered
+	}
+	return ed.terms.CreateTerminal(ctx, r)
 }
-func (ed *acpEditor) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errNotOffered
+func (ed *acpEditor) KillTerminal(ctx context.Context, r sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	if ed.terms == nil {
+		return sdk.KillTerminalResponse{}, errNotOffered
+	}
+	return ed.terms.KillTerminal(ctx, r)
 }
-func (ed *acpEditor) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errNotOffered
+func (ed *acpEditor) TerminalOutput(ctx context.Context, r sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	if ed.terms == nil {
+		return sdk.TerminalOutputResponse{}, errNotOffered
+	}
+	return ed.terms.TerminalOutput(ctx, r)
 }
-func (ed *acpEditor) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errNotOffered
+func (ed *acpEditor) ReleaseTerminal(ctx context.Context, r sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	if ed.terms == nil {
+		return sdk.ReleaseTerminalResponse{}, errNotOffered
+	}
+	return ed.terms.ReleaseTerminal(ctx, r)
 }
-func (ed *acpEditor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errNotOffered
+func (ed *acpEditor) WaitForTerminalExit(ctx context.Context, r sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	if ed.terms == nil {
+		return sdk.WaitForTerminalExitResponse{}, errNotOffered
+	}
+	return ed.terms.WaitForTerminalExit(ctx, r)
 }
 
 // kinds names the updates received so far, runs of one chunk kind once.
@@ -298,6 +318,11 @@ var agentRequestTypes = map[string]string{
 	"session/request_permission": "RequestPermissionRequest",
 	"fs/read_text_file":          "ReadTextFileRequest",
 	"fs/write_text_file":         "WriteTextFileRequest",
+	"terminal/create":            "CreateTerminalRequest",
+	"terminal/output":            "TerminalOutputRequest",
+	"terminal/wait_for_exit":     "WaitForTerminalExitRequest",
+	"terminal/kill":              "KillTerminalRequest",
+	"terminal/release":           "ReleaseTerminalRequest",
 }
 
 // responseTypes are the result types of the editor's requests.
