@@ -266,3 +266,43 @@ func TestEditorTerminalTimeout(t *testing.T) {
 		t.Errorf("the model was not told of the timeout")
 	}
 }
+
+const subagentTerminalScript = `
+step
+call call_1 task {"description":"say where","prompt":"Print where commands run.","subagent_type":"general"}
+finish tool-calls
+step
+call call_c bash {"command":"echo \"child via [$EDITOR_TERMINAL]\""}
+finish tool-calls
+step
+text Printed.
+finish stop
+step
+text The sub-agent printed it.
+finish stop
+`
+
+// TestEditorTerminalSubagent runs a sub-agent's commands in the editor's
+// terminals too. The editor is not told of a sub-agent's calls, so their
+// terminals are not shown in one.
+func TestEditorTerminalSubagent(t *testing.T) {
+	r := newRig(t, subagentTerminalScript, terminalConfig, nil)
+	host := &acptest.Terminals{Env: []string{"EDITOR_TERMINAL=rig"}}
+	t.Cleanup(host.Close)
+	r.ed.terms = host
+	r.ed.choose = allowAll
+	sess := r.newSession()
+	if resp := r.prompt(sess.SessionId, sdk.TextBlock("delegate it")); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("stopReason = %q", resp.StopReason)
+	}
+	if calls := host.Calls(); len(calls) == 0 || calls[0] != "create term-1" || calls[len(calls)-1] != "release term-1" {
+		t.Errorf("terminal requests %v: want create first, release last", calls)
+	}
+	reqs := r.project.Model.Requests()
+	if len(reqs) < 3 || !strings.Contains(string(reqs[2].Body), "child via [rig]") {
+		t.Errorf("the sub-agent's model was not given the terminal's output")
+	}
+	if i := r.ed.wire.index(`"terminalId":"term-1"`, `"session/update"`); i >= 0 {
+		t.Errorf("a sub-agent's terminal was shown: line %d", i)
+	}
+}
