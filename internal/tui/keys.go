@@ -48,7 +48,7 @@ func inputStyles(th theme) textarea.Styles {
 // key handles a key press: the open dialog's first, then the view's own,
 // then the editor's.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	if k.String() == "ctrl+c" && m.input.Value() == "" && m.dialog == nil {
+	if k.String() == "ctrl+c" && m.input.Value() == "" && m.dialog == nil && !m.sel.on && !m.find.open {
 		m.quitting = true
 		return tea.Quit
 	}
@@ -60,6 +60,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if len(m.questions) > 0 {
 		return m.questionKey(k)
+	}
+	if m.sel.on {
+		if cmd, ok := m.selectKey(k); ok {
+			return cmd
+		}
+	}
+	if m.find.open {
+		if cmd, ok := m.searchKey(k); ok {
+			return cmd
+		}
 	}
 	if m.comp.open() {
 		if cmd, ok := m.compKey(k); ok {
@@ -113,6 +123,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "ctrl+o":
 		return m.toggleTool()
+	case "ctrl+f":
+		return m.openSearch("")
+	case "ctrl+s":
+		return m.startSelection("")
 	case "alt+up":
 		m.selectTool(-1)
 		return nil
@@ -216,6 +230,12 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.openThemes()
 	case "copy":
 		return m.copyLast()
+	case "search", "find":
+		return m.openSearch(args)
+	case "select":
+		return m.startSelection("")
+	case "scrollback":
+		return m.scrollback()
 	case "details":
 		m.details = !m.details
 		for _, e := range m.tr.entries {

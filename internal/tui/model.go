@@ -92,6 +92,10 @@ type Model struct {
 	sessErr  int // numbers session errors, for their keys
 	loaded   bool
 	quitting bool
+
+	// find is the transcript search; sel the messages selected to copy.
+	find finder
+	sel  selection
 }
 
 // msgState is what the view keeps of a message: its role and, for the
@@ -134,6 +138,9 @@ func New(ctx context.Context, opts Options) *Model {
 		}
 	}
 	m.input = newInput(m.theme)
+	if opts.Theme != "" && opts.Theme != "auto" {
+		m.setTheme(opts.Theme)
+	}
 	m.hist = loadHistory(opts.HistoryFile)
 	return m
 }
@@ -163,7 +170,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
 	case olderMsg:
-		return m, m.olderMsg(msg)
+		cmd := m.olderMsg(msg)
+		if m.find.active() {
+			m.research(false)
+		}
+		return m, cmd
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
+	case scrollbackMsg:
+		return m, m.scrollbackMsg(msg)
+	case scrollbackDoneMsg:
+		return m, m.scrollbackDone(msg)
 	case copiedMsg:
 		return m, m.copied(msg)
 	case editorDoneMsg:
@@ -359,6 +376,8 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 	case client.EventsDroppedEvent:
 		// Some events were lost: read the session again.
 		return m.reload()
+	case client.HookNoticeEvent:
+		return m.hookNotice(e)
 	}
 	if cp := m.children[e.Session()]; cp != nil {
 		m.childEvent(cp, e)

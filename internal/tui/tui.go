@@ -55,6 +55,15 @@ type Options struct {
 	Width, Height int
 	// Now is the clock; nil for time.Now.
 	Now func() time.Time
+	// Theme is the colours to start with: auto (or empty: from the
+	// terminal's background), dark, light or plain.
+	Theme string
+	// NoMouse leaves the mouse to the terminal: the view does not capture
+	// it.
+	NoMouse bool
+	// ScrollbackOnExit writes the transcript to the terminal's normal
+	// screen when the view ends by a quit.
+	ScrollbackOnExit bool
 }
 
 // maxFPS is how often a frame may be drawn: a key's frame waits at most
@@ -113,6 +122,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if c := g.crash(); c != nil {
 		return writeCrash(opts.CrashDir, opts.Version, c)
+	}
+	if opts.ScrollbackOnExit && !hung && ctx.Err() == nil && m.quitting {
+		if err := m.scrollbackOnExit(ctx); err != nil {
+			return err
+		}
 	}
 	switch {
 	case hung:

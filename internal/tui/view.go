@@ -48,6 +48,9 @@ func (m *Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
 	v.WindowTitle = "codeloop"
+	if !m.opts.NoMouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	if m.quitting {
 		return v
 	}
@@ -61,6 +64,7 @@ func (m *Model) View() tea.View {
 
 	height := m.transcriptHeight()
 	body := m.tr.view(m.width, height, th, m.themeTag)
+	m.decorate(body, height)
 	if overlay := m.overlay(m.width, height); len(overlay) > 0 {
 		n := min(len(overlay), height)
 		body = append(body[:height-n:height-n], overlay[len(overlay)-n:]...)
@@ -83,12 +87,26 @@ func (m *Model) View() tea.View {
 		}
 		out = append(out, prefix+l)
 	}
-	out = append(out, m.statusLine())
+	barCaret := -1
+	switch {
+	case m.find.open:
+		bar, caret := m.searchBar()
+		out = append(out, bar)
+		if m.find.typing {
+			barCaret = caret
+		}
+	case m.sel.on:
+		out = append(out, m.selectionBar())
+	default:
+		out = append(out, m.statusLine())
+	}
 	for i, l := range out {
 		out[i] = truncate(l, m.width)
 	}
 	v.SetContent(strings.Join(out, "\n"))
-	if m.dialog == nil && len(m.asks) == 0 && len(m.questions) == 0 {
+	if barCaret >= 0 && m.dialog == nil && len(m.asks) == 0 && len(m.questions) == 0 {
+		v.Cursor = tea.NewCursor(min(barCaret, m.width-1), len(out)-1)
+	} else if m.dialog == nil && len(m.asks) == 0 && len(m.questions) == 0 {
 		if c := m.input.Cursor(); c != nil {
 			c.Position.X += 2
 			c.Position.Y += inputTop
