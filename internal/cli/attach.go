@@ -11,6 +11,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client/remote"
+	"github.com/codeloop/codeloop/internal/config"
 )
 
 // attachOptions are the flags of codeloop attach.
@@ -102,5 +103,14 @@ func (e *env) attach(cmd *cobra.Command, url string, o attachOptions) error {
 		return err
 	}
 	defer c.Close()
+	// The interface's settings are the local config's: they belong to
+	// the terminal, not to the server's project.
+	if wd, err := os.Getwd(); err == nil {
+		if l, err := config.Load(ctx, config.LoadOptions{Cwd: wd, Getenv: e.getenv, Dirs: e.dirs}); err == nil {
+			o.tui.settings = l.Config.TUI
+		} else {
+			e.log.Warn("reading the local config for the interface's settings", "error", err)
+		}
+	}
 	return e.openTUI(ctx, c, o.tui)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/client/local"
+	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/tui"
 )
 
@@ -25,6 +26,8 @@ type tuiOptions struct {
 	// dir is the project's local directory, for @ completion; empty when
 	// attached to a server.
 	dir string
+	// settings are the config's tui key.
+	settings config.TUI
 }
 
 // exitHangup is the exit status after the terminal hung up (128+SIGHUP).
@@ -100,6 +103,7 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 	c := local.New(a)
 	defer c.Close()
 	o.dir = dir
+	o.settings = a.Config.Config.TUI
 	return e.openTUI(ctx, c, o)
 }
 
@@ -117,6 +121,7 @@ func (e *env) openTUI(ctx context.Context, c client.Client, o tuiOptions) error 
 		Client: c, SessionID: o.session, Continue: o.cont, Model: o.model, Agent: o.agent, Prompt: o.prompt,
 		NoColor: e.getenv("NO_COLOR") != "", CrashDir: e.dirs.Log(), Version: Version,
 		Dir: o.dir, HistoryFile: filepath.Join(e.dirs.State, "prompt-history.jsonl"), Getenv: e.getenv,
+		Theme: string(o.settings.Theme), NoMouse: !o.settings.MouseOn(), ScrollbackOnExit: o.settings.ScrollbackOnExitOn(),
 	})
 	var crash *tui.CrashError
 	switch {
