@@ -71,7 +71,7 @@ finish stop
 				if len(calls) != 0 {
 					t.Errorf("the editor's terminals were used with the sandbox on: %v", calls)
 				}
-				if log := readLogs(t, p); !strings.Contains(log, "not the editor's terminals: the sandbox can confine only those") {
+				if log := readLogs(t, p); !strings.Contains(log, "not the editor's terminals, because a sandbox mode is on") {
 					t.Errorf("the log does not say why the terminal was not used:\n%s", log)
 				}
 			} else {

@@ -195,17 +195,17 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams, terminalOff
 	}
 	sh := shellCommand(shellFor(env), p.Command, dir)
 	var o bashOutcome
-	if call.Terminal != nil && env.Sandbox.on() {
-		terminalOff.Do(func() {
-			env.log().Info("bash runs commands in codeloop's own shell, not the editor's terminals: the sandbox can confine only those",
-				"sandbox", string(env.Sandbox.Mode))
-		})
-	}
 	if call.Terminal != nil && !env.Sandbox.on() {
 		o, err = runInTerminal(ctx, call, sh, timeout, sink, func(id, out string) {
 			call.progress(title, map[string]any{"output": out, "description": p.Description, "terminal": id})
 		})
 	} else {
+		if call.Terminal != nil {
+			terminalOff.Do(func() {
+				env.log().Info("bash runs commands in codeloop's shell, not the editor's terminals, because a sandbox mode is on: the sandbox cannot confine a command the editor runs",
+					"sandbox", string(env.Sandbox.Mode))
+			})
+		}
 		o, err = runLocal(ctx, env, sh, confine, timeout, grace, sink)
 	}
 	if err != nil {
