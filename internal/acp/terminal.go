@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,9 @@ var _ client.Terminal = editorTerminal{}
 // released); a sub-agent's calls are not shown to the editor, nor are
 // their terminals.
 func (e editorTerminal) CreateTerminal(ctx context.Context, sessionID, callID string, argv, env []string, dir string, outputLimit int) (string, error) {
+	if len(argv) == 0 {
+		return "", errors.New("no command to run")
+	}
 	vars := make([]sdk.EnvVariable, 0, len(env))
 	for _, kv := range env {
 		if name, value, ok := strings.Cut(kv, "="); ok && name != "" {
