@@ -232,6 +232,8 @@ func helpDialog(m *Model) *listDialog {
 		"@file               attach a file (Tab completes)",
 		"Alt+Up, Alt+Down    select a tool call",
 		"Ctrl+O              show or hide it; open a sub-agent's session",
+		"Ctrl+F              search the transcript (n, N move; Esc closes)",
+		"Ctrl+S              select messages (↑ ↓, Shift+↑ ↓, Space; y copies)",
 		"!command            run a shell command",
 		"Ctrl+C              clear the input; quit when it is empty",
 		"",
