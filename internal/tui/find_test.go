@@ -288,3 +288,31 @@ func TestThemeOption(t *testing.T) {
 		t.Errorf("theme %q, want plain", p.theme.name)
 	}
 }
+
+// BenchmarkSearch10k types a query into the search bar over a
+// 10,000-message session, a keystroke and its frame per operation: each
+// keystroke searches the text of every message again and scrolls to the
+// newest match.
+func BenchmarkSearch10k(b *testing.B) {
+	m := benchSession(b, 10000)
+	m.View()
+	m.Update(keyPress("ctrl+f"))
+	query := "module 4"
+	i := 0
+	ft := newFrameTimes(b)
+	for b.Loop() {
+		k := keyPress(string(query[i%len(query)]))
+		if i%len(query) == 0 {
+			m.find.query = ""
+		}
+		i++
+		ft.begin()
+		m.Update(k)
+		m.View()
+		ft.end()
+	}
+	ft.report()
+	if len(m.find.matches) == 0 {
+		b.Fatal("the search found nothing")
+	}
+}
