@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/codeloop/codeloop/internal/client"
 )
 
@@ -137,6 +139,15 @@ var scenarios = []struct {
 			client.PartUpdatedEvent{Part: client.Part{ID: "prt_c2", SessionID: "ses_child", MessageID: "msg_c1", Type: client.PartTool, Tool: "read",
 				State: &client.ToolState{Status: client.ToolRunning, Input: []byte(`{"filePath":"README.md"}`)}}},
 		})
+	}},
+	{"search", func(m *Model) {
+		m.Update(sessionMsg{sess: goldenSession(), msgs: longSession(12)})
+		send(m, typedKeys("/search greeting")...)
+		send(m, keyPress("esc"), keyPress("enter"), keyPress("n"))
+	}},
+	{"select", func(m *Model) {
+		m.Update(sessionMsg{sess: goldenSession(), msgs: longSession(3)})
+		send(m, keyPress("ctrl+s"), tea.KeyPressMsg{Code: tea.KeyUp, Mod: tea.ModShift})
 	}},
 	{"cjk", func(m *Model) {
 		m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{

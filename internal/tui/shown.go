@@ -139,7 +139,7 @@ func (m *Model) decorate(body []string, height int) {
 			continue
 		}
 		e := m.tr.entries[r.entry]
-		if m.sel.on {
+		if m.sel.on && r.line >= 0 {
 			id := messageOf(e)
 			switch {
 			case m.sel.marked[id]:
