@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -93,5 +94,49 @@ func TestTUISelectCopy(t *testing.T) {
 	tm.keys("s", "C-c")
 	if code := tm.exited("s", status); code != "0" {
 		t.Errorf("exit status %s", code)
+	}
+}
+
+// TestTUIScrollbackAndMouse: /scrollback writes the transcript to the
+// terminal's normal screen, where tmux's history keeps it, and
+// scrollback_on_exit writes it again on quitting; "mouse": false leaves
+// the mouse to the terminal, which the default does not.
+func TestTUIScrollbackAndMouse(t *testing.T) {
+	tm := newTmux(t)
+	p := newProject(t, "step\ntext Hello from the fake model.\nfinish stop input=1000 output=10\n", nil)
+	status := filepath.Join(t.TempDir(), "status")
+
+	// By default the interface asks for mouse reports.
+	tm.start("d", p.dir, p.commandLine(status+"d"), 100, 30)
+	tm.waitFor("d", "build · fake/model")
+	if f := strings.TrimSpace(tm.run("display-message", "-p", "-t", "d", "#{mouse_button_flag}")); f != "1" {
+		t.Errorf("the default interface does not capture the mouse (mouse_button_flag %q)", f)
+	}
+	tm.keys("d", "C-c")
+	tm.exited("d", status+"d")
+
+	if err := os.WriteFile(filepath.Join(p.dir, "codeloop.json"), []byte(`{"tui": {"mouse": false, "scrollback_on_exit": true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm.start("s", p.dir, p.commandLine(status), 100, 30)
+	tm.waitFor("s", "build · fake/model")
+	if f := strings.TrimSpace(tm.run("display-message", "-p", "-t", "s", "#{mouse_button_flag}#{mouse_any_flag}")); f != "00" {
+		t.Errorf(`with "mouse": false the interface still captures the mouse (flags %q)`, f)
+	}
+	tm.typeText("s", "say hello")
+	tm.keys("s", "Enter")
+	tm.waitFor("s", "┃ say hello", "Hello from the fake model.")
+	tm.typeText("s", "/scrollback ")
+	tm.keys("s", "Enter")
+	tm.waitFor("s", "lines of the transcript to the terminal's scrollback")
+	tm.keys("s", "C-c")
+	if code := tm.exited("s", status); code != "0" {
+		t.Fatalf("exit status %s", code)
+	}
+	// The normal screen and its history: the transcript twice, once from
+	// /scrollback, once on quitting.
+	normal := tm.run("capture-pane", "-p", "-S", "-200", "-t", "s")
+	if n := strings.Count(normal, "┃ say hello"); n != 2 || strings.Count(normal, "Hello from the fake model.") != 2 {
+		t.Errorf("the normal screen holds the transcript %d times, want 2:\n%s", n, normal)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -131,8 +132,16 @@ func (p *printer) Run() error {
 		return nil
 	}
 	_, err := io.WriteString(p.out, p.text)
+	// Bubble Tea stops the ticker of the renderer it stopped from another
+	// goroutine, which may run after the renderer is started again when
+	// what ran in between was quick; the view would then draw no frame
+	// again. Taking a moment lets that stop happen first.
+	time.Sleep(printerPause)
 	return err
 }
+
+// printerPause is how long writing to the scrollback lasts at least.
+const printerPause = 100 * time.Millisecond
 
 func (p *printer) SetStdin(io.Reader)    {}
 func (p *printer) SetStdout(w io.Writer) { p.out = w }
