@@ -49,17 +49,17 @@ func TestTUISearch(t *testing.T) {
 	tm.keys("f", "C-f")
 	tm.waitFor("f", "Find:")
 	tm.typeText("f", "greeting")
-	scr := tm.waitFor("f", "1 of 2", "The greeting is printed by greet.go.")
+	tm.waitFor("f", "1 of 2", "The greeting is printed by greet.go.")
 	// The current match is drawn on a background of its own.
 	styled := tm.run("capture-pane", "-p", "-e", "-t", "f")
-	if !regexp.MustCompile(`\x1b\[[0-9;]*4[0-9;]*m[Gg]reeting`).MatchString(styled) {
+	if !regexp.MustCompile(`\x1b\[(?:[0-9]+;)*(?:48;5;[0-9]+|48;2;[0-9]+;[0-9]+;[0-9]+|4[0-7])(?:;[0-9]+)*mgreeting`).MatchString(styled) {
 		t.Errorf("the match is not highlighted:\n%q", styled)
 	}
 	tm.keys("f", "Enter")
 	tm.keys("f", "n")
 	tm.waitFor("f", "2 of 2", "┃ where is the Greeting printed?")
 	tm.keys("f", "Escape")
-	scr = tm.waitFor("f", "build · fake/model")
+	scr := tm.waitFor("f", "build · fake/model")
 	if strings.Contains(scr, "Find:") {
 		t.Errorf("Esc left the search bar:\n%s", scr)
 	}
