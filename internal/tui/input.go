@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -196,7 +198,7 @@ func (m *Model) openEditor() tea.Cmd {
 	}
 	fields := strings.Fields(editor)
 	cmd := exec.Command(fields[0], append(fields[1:], path)...)
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+	return tea.Exec(settledCmd{cmd}, func(err error) tea.Msg {
 		defer os.Remove(path)
 		if err != nil {
 			return editorDoneMsg{err: fmt.Errorf("%s: %w", editor, err)}
@@ -227,4 +229,37 @@ func (m *Model) loadFiles() tea.Cmd {
 	m.filesLoading = true
 	dir := m.opts.Dir
 	return func() tea.Msg { return filesMsg(indexFiles(dir)) }
+}
+
+// settledCmd runs a program with the terminal as tea.ExecProcess does, and
+// lasts at least printerPause: an editor that exits at once would otherwise
+// hand the terminal back before Bubble Tea's stopped renderer has stopped
+// (see printer.Run).
+type settledCmd struct{ *exec.Cmd }
+
+func (c settledCmd) Run() error {
+	start := time.Now()
+	err := c.Cmd.Run()
+	if d := printerPause - time.Since(start); d > 0 {
+		time.Sleep(d)
+	}
+	return err
+}
+
+func (c settledCmd) SetStdin(r io.Reader) {
+	if c.Stdin == nil {
+		c.Stdin = r
+	}
+}
+
+func (c settledCmd) SetStdout(w io.Writer) {
+	if c.Stdout == nil {
+		c.Stdout = w
+	}
+}
+
+func (c settledCmd) SetStderr(w io.Writer) {
+	if c.Stderr == nil {
+		c.Stderr = w
+	}
 }
