@@ -57,6 +57,10 @@ type Model struct {
 	// loadingOlder that a page of them is being read.
 	older        bool
 	loadingOlder bool
+	// ahead renders the entries around the view in the background; pages
+	// numbers the reads of older pages.
+	ahead renderAhead
+	pages int
 
 	input textarea.Model
 	comp  completion
@@ -160,13 +164,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		return m, m.renderAround()
 	case tea.BackgroundColorMsg:
 		m.darkBackground = msg.IsDark()
 		m.setTheme(m.themeChoice)
 		return m, nil
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m, tea.Batch(m.key(msg), m.renderAround())
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
 	case olderMsg:
@@ -176,7 +180,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 	case tea.MouseMsg:
-		return m, m.mouse(msg)
+		return m, tea.Batch(m.mouse(msg), m.renderAround())
+	case renderedMsg:
+		return m, m.rendered(msg)
 	case scrollbackMsg:
 		return m, m.scrollbackMsg(msg)
 	case scrollbackDoneMsg:
@@ -193,7 +199,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.comp.update(m)
 		return m, nil
 	case loadedMsg:
-		return m, m.loadedMsg(msg)
+		return m, tea.Batch(m.loadedMsg(msg), m.renderAround())
 	case eventsMsg:
 		cmd := m.applyEvents(msg)
 		return m, tea.Batch(cmd, m.waitEvents())
@@ -203,7 +209,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case sessionMsg:
-		return m, m.sessionMsg(msg)
+		return m, tea.Batch(m.sessionMsg(msg), m.renderAround())
 	case createdMsg:
 		return m, m.createdMsg(msg)
 	case droppedMsg:

@@ -12,18 +12,24 @@ import (
 const pageMessages = 200
 
 // olderEdge is how close (in entries) the top of the view comes to the
-// oldest entry shown before an older page is read.
-const olderEdge = 100
+// oldest entry shown before the page before it is read. It is well over
+// the entries rendered ahead (aheadAbove) and a few screens of keys, so
+// the page is read, and its entries rendered, before a key needs them.
+const olderEdge = 250
 
-// olderMsg carries a page of older messages.
+// olderMsg carries a page of older messages: the answer to the read
+// numbered seq, of the messages before the message before.
 type olderMsg struct {
 	sessionID string
+	seq       int
+	before    string
 	msgs      []client.Message
 	err       error
 }
 
-// maybeLoadOlder reads the page before the oldest message shown when the
-// view has scrolled near it.
+// maybeLoadOlder starts reading, in the background, the page before the
+// oldest message shown when the view has scrolled near it. One read is
+// out at a time; its page comes back as an olderMsg.
 func (m *Model) maybeLoadOlder() tea.Cmd {
 	if !m.older || m.loadingOlder || m.sess == nil {
 		return nil
@@ -45,17 +51,20 @@ func (m *Model) maybeLoadOlder() tea.Cmd {
 		return nil
 	}
 	m.loadingOlder = true
-	c, ctx, id := m.c, m.ctx, m.sess.ID
+	m.pages++
+	c, ctx, id, seq := m.c, m.ctx, m.sess.ID, m.pages
 	return func() tea.Msg {
 		msgs, err := c.Messages(ctx, id, client.MessagesOptions{Limit: pageMessages, Before: oldest})
-		return olderMsg{sessionID: id, msgs: msgs, err: err}
+		return olderMsg{sessionID: id, seq: seq, before: oldest, msgs: msgs, err: err}
 	}
 }
 
 // olderMsg puts a page of older messages before those shown, keeping the
-// view on the line it shows.
+// view on the line it shows. A page read before the session was opened
+// again (events lost, a revert) belongs to a view that is gone: it is
+// dropped, since putting it in would leave a gap before it.
 func (m *Model) olderMsg(msg olderMsg) tea.Cmd {
-	if !m.current(msg.sessionID) {
+	if !m.current(msg.sessionID) || !m.loadingOlder || msg.seq != m.pages {
 		return nil
 	}
 	m.loadingOlder = false
@@ -67,6 +76,9 @@ func (m *Model) olderMsg(msg olderMsg) tea.Cmd {
 	shown := m.tr
 	m.tr = newTranscript()
 	for _, mm := range msg.msgs {
+		if msg.before != "" && mm.Info.ID >= msg.before {
+			continue
+		}
 		m.applyInfo(mm.Info)
 		for _, p := range mm.Parts {
 			m.applyPart(p)
@@ -75,6 +87,7 @@ func (m *Model) olderMsg(msg olderMsg) tea.Cmd {
 	page := m.tr.entries
 	m.tr = shown
 	m.tr.prepend(page)
-	// Still near the top (a short page, a tall screen): read on.
-	return m.maybeLoadOlder()
+	// Still near the top (a short page, a tall screen): read on; render
+	// the new entries near the view.
+	return tea.Batch(m.maybeLoadOlder(), m.renderAround())
 }

@@ -29,6 +29,9 @@ type renderCache struct {
 	tag   [2]int
 	lines [2][]string
 	next  int
+	// gen counts the resets: a render made from the entry as it was at
+	// gen is still right while gen has not moved.
+	gen uint64
 }
 
 func (c *renderCache) get(width, tag int) ([]string, bool) {
@@ -49,7 +52,7 @@ func (c *renderCache) put(width, tag int, lines []string) []string {
 	return lines
 }
 
-func (c *renderCache) reset() { *c = renderCache{} }
+func (c *renderCache) reset() { *c = renderCache{gen: c.gen + 1} }
 
 // transcript is the list of entries with a virtual scroll position: only
 // the entries on screen are rendered, so the cost of a frame follows the
@@ -234,18 +237,25 @@ func (b block) appendTo(out []string, from, to, limit int) []string {
 func (t *transcript) block(i, width int, th *theme, tag int) block {
 	e := t.entries[i]
 	ls := e.render(width, th, tag)
-	if !t.inCache[e] {
-		t.inCache[e] = true
-		t.cached = append(t.cached, e)
-		if n := len(t.cached); n > 2*maxCachedEntries {
-			for _, old := range t.cached[:n-maxCachedEntries] {
-				old.drop()
-				delete(t.inCache, old)
-			}
-			t.cached = append(t.cached[:0], t.cached[n-maxCachedEntries:]...)
-		}
-	}
+	t.hold(e)
 	return block{sep: i > 0 && len(ls) > 0, lines: ls}
+}
+
+// hold counts e among the entries that keep renders, making those held
+// longest forget theirs when there are too many.
+func (t *transcript) hold(e entry) {
+	if t.inCache[e] {
+		return
+	}
+	t.inCache[e] = true
+	t.cached = append(t.cached, e)
+	if n := len(t.cached); n > 2*maxCachedEntries {
+		for _, old := range t.cached[:n-maxCachedEntries] {
+			old.drop()
+			delete(t.inCache, old)
+		}
+		t.cached = append(t.cached[:0], t.cached[n-maxCachedEntries:]...)
+	}
 }
 
 // scroll moves the view by n lines (negative: up) for a view of height
