@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // Read runs fn in one read-only transaction: every query fn makes sees the
@@ -101,34 +102,102 @@ func (q q) MessageRole(ctx context.Context, sessionID, messageID string) (string
 }
 
 // ListMessagesFrom returns the session's messages whose id is fromID or
-// later, in id order; an empty fromID returns them all.
+// later, in id order; an empty fromID returns them all. Their Data must
+// not be modified.
 func (q q) ListMessagesFrom(ctx context.Context, sessionID, fromID string) ([]Message, error) {
+	var out []Message
+	err := q.EachMessageFrom(ctx, sessionID, fromID, func(m Message) error {
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// EachMessageFrom calls fn with each of the session's messages whose id is
+// fromID or later, in id order, as it reads them: a long history is never
+// held whole. fn may keep each message's Data but must not modify it. An
+// error from fn stops the reading and is returned as it is.
+func (q q) EachMessageFrom(ctx context.Context, sessionID, fromID string, fn func(Message) error) error {
 	rows, err := q.ex.QueryContext(ctx, `SELECT id, session_id, time_created, data FROM message
 		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, fromID)
 	if err != nil {
-		return nil, fmt.Errorf("listing messages of %s: %w", sessionID, err)
+		return fmt.Errorf("listing messages of %s: %w", sessionID, err)
 	}
 	defer rows.Close()
-	var out []Message
 	for rows.Next() {
 		var m Message
 		var data string
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.TimeCreated, &data); err != nil {
-			return nil, fmt.Errorf("listing messages of %s: %w", sessionID, err)
+			return fmt.Errorf("listing messages of %s: %w", sessionID, err)
 		}
-		m.Data = json.RawMessage(data)
-		out = append(out, m)
+		m.Data = ownBytes(data)
+		if err := fn(m); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			// database/sql notices the end of ctx between rows only later.
+			return fmt.Errorf("listing messages of %s: %w", sessionID, err)
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("listing messages of %s: %w", sessionID, err)
+	}
+	return nil
 }
 
 // ListPartsFrom returns the parts of the session's messages whose id is
 // fromID or later, ordered by message id and then part id; an empty fromID
-// returns them all.
+// returns them all. Their Data must not be modified.
 func (q q) ListPartsFrom(ctx context.Context, sessionID, fromID string) ([]Part, error) {
-	parts, err := q.queryParts(ctx, `WHERE session_id = ? AND message_id >= ? ORDER BY message_id, id`, sessionID, fromID)
+	var out []Part
+	err := q.EachPartFrom(ctx, sessionID, fromID, func(p Part) error {
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// EachPartFrom calls fn with each part of the session's messages whose id
+// is fromID or later, ordered by message id and then part id, as it reads
+// them: a long history is never held whole. fn may keep each part's Data
+// but must not modify it. An error from fn stops the reading and is
+// returned as it is.
+func (q q) EachPartFrom(ctx context.Context, sessionID, fromID string, fn func(Part) error) error {
+	rows, err := q.ex.QueryContext(ctx, `SELECT id, message_id, session_id, data FROM part
+		WHERE session_id = ? AND message_id >= ? ORDER BY message_id, id`, sessionID, fromID)
 	if err != nil {
-		return nil, fmt.Errorf("listing parts of %s: %w", sessionID, err)
+		return fmt.Errorf("listing parts of %s: %w", sessionID, err)
 	}
-	return parts, nil
+	defer rows.Close()
+	for rows.Next() {
+		var p Part
+		var data string
+		if err := rows.Scan(&p.ID, &p.MessageID, &p.SessionID, &data); err != nil {
+			return fmt.Errorf("listing parts of %s: %w", sessionID, err)
+		}
+		p.Data = ownBytes(data)
+		if err := fn(p); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			// database/sql notices the end of ctx between rows only later.
+			return fmt.Errorf("listing parts of %s: %w", sessionID, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("listing parts of %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// ownBytes returns the bytes of a text column's value without copying
+// them again: the SQLite driver already copies every text value into a new
+// buffer of its own, so the JSON of a long history is not copied twice.
+// The slice shares its memory with the string, so it must not be
+// modified.
+func ownBytes(s string) json.RawMessage {
+	if s == "" {
+		return json.RawMessage{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -3,6 +3,9 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -115,5 +118,111 @@ func TestHistoryQueries(t *testing.T) {
 	var left int
 	if err := s.DB().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM message_meta) + (SELECT count(*) FROM tool_use)`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("rows left after deleting the session: %d, %v", left, err)
+	}
+}
+
+// TestEachFrom checks the streaming reads of a history: the rows of one
+// session from an id on, in order, each with its own data; an error from
+// the callback, and the end of the context, stop the reading.
+func TestEachFrom(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "each.db"))
+	ses, other := newSession(t, s, ""), newSession(t, s, "")
+	var msgIDs, partIDs []string
+	for i := range 3 {
+		for _, sid := range []string{ses.ID, other.ID} {
+			m := Message{ID: id.Ascending(id.Message), SessionID: sid, Data: json.RawMessage(fmt.Sprintf(`{"role":"user","n":%d}`, i))}
+			if err := s.PutMessage(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			for j := range 2 {
+				p := Part{ID: id.Ascending(id.Part), MessageID: m.ID, SessionID: sid, Data: json.RawMessage(fmt.Sprintf(`{"type":"text","text":"%d.%d"}`, i, j))}
+				if err := s.PutPart(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+				if sid == ses.ID {
+					partIDs = append(partIDs, p.ID)
+				}
+			}
+			if sid == ses.ID {
+				msgIDs = append(msgIDs, m.ID)
+			}
+		}
+	}
+	stop := errors.New("stop")
+	tests := []struct {
+		name      string
+		from      string
+		stopAfter int  // rows after which the callback fails; 0 for never
+		cancel    bool // end the context instead of failing
+		wantMsgs  []string
+		wantParts []string
+		wantErr   error
+	}{
+		{name: "whole history", wantMsgs: msgIDs, wantParts: partIDs},
+		{name: "from the second message", from: msgIDs[1], wantMsgs: msgIDs[1:], wantParts: partIDs[2:]},
+		{name: "from after the end", from: msgIDs[2] + "z"},
+		{name: "the callback fails", stopAfter: 1, wantMsgs: msgIDs[:1], wantParts: partIDs[:1], wantErr: stop},
+		{name: "the context ends", stopAfter: 1, cancel: true, wantMsgs: msgIDs[:1], wantParts: partIDs[:1], wantErr: context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Read(ctx, func(tx *Tx) error {
+				for _, each := range []string{"messages", "parts"} {
+					cctx, cancel := context.WithCancel(ctx)
+					defer cancel()
+					var ids []string
+					var data []json.RawMessage
+					row := func(id, sid string, d json.RawMessage) error {
+						if sid != ses.ID {
+							t.Errorf("%s: a row of session %s", each, sid)
+						}
+						ids, data = append(ids, id), append(data, d)
+						if len(ids) == tt.stopAfter {
+							if tt.cancel {
+								cancel()
+								return nil
+							}
+							return stop
+						}
+						return nil
+					}
+					var err error
+					want := tt.wantMsgs
+					if each == "messages" {
+						err = tx.EachMessageFrom(cctx, ses.ID, tt.from, func(m Message) error { return row(m.ID, m.SessionID, m.Data) })
+					} else {
+						want = tt.wantParts
+						err = tx.EachPartFrom(cctx, ses.ID, tt.from, func(p Part) error { return row(p.ID, p.SessionID, p.Data) })
+					}
+					switch {
+					case tt.wantErr == stop && err != stop:
+						t.Errorf("%s: error %v, want the callback's own", each, err)
+					case !errors.Is(err, tt.wantErr):
+						t.Errorf("%s: error %v, want %v", each, err, tt.wantErr)
+					}
+					if !slices.Equal(ids, want) {
+						t.Errorf("%s: read %v, want %v", each, ids, want)
+					}
+					// Each row keeps its own data after the rows that follow it.
+					for i, d := range data {
+						var v struct {
+							Role string
+							Text string
+						}
+						if err := json.Unmarshal(d, &v); err != nil || (v.Role == "" && v.Text == "") {
+							t.Errorf("%s: row %d data %q: %v", each, i, d, err)
+						}
+						if i > 0 && string(d) == string(data[i-1]) {
+							t.Errorf("%s: rows %d and %d share their data %q", each, i-1, i, d)
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
