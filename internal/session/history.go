@@ -3,9 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -239,47 +237,16 @@ func (h *history) view() (View, bool, error) {
 	return View{Stored: stored, From: h.from, Model: model}, true, nil
 }
 
-// decodeParallelMin is the number of messages from which decodeHeld
-// shares the work among the processors.
-const decodeParallelMin = 512
-
 // decodeHeld decodes the messages and parts written since they were last
-// decoded. A long history read from the store is decoded by one goroutine
-// per processor, each taking an equal run of messages; decodeHeld waits
-// for them all.
+// decoded: a step's own writes, as a history read from the store is
+// decoded while it is read.
 func decodeHeld(msgs []*heldMessage) error {
-	workers := min(runtime.GOMAXPROCS(0), len(msgs)/decodeParallelMin)
-	if workers <= 1 {
-		return decodeRun(msgs)
-	}
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		run := msgs[w*len(msgs)/workers : (w+1)*len(msgs)/workers]
-		wg.Go(func() { errs[w] = decodeRun(run) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// decodeRun decodes what is pending in a run of messages.
-func decodeRun(msgs []*heldMessage) error {
 	for _, m := range msgs {
-		if m.raw != nil {
-			var info message.Info
-			if err := json.Unmarshal(m.raw, &info); err != nil {
-				return fmt.Errorf("decoding message %s: %w", m.id, err)
-			}
-			m.info, m.raw = info, nil
+		if err := decodeInfo(m); err != nil {
+			return err
 		}
-		for _, p := range m.parts {
-			if p.raw != nil {
-				d, err := message.UnmarshalPart(p.raw)
-				if err != nil {
-					return fmt.Errorf("decoding part %s: %w", p.id, err)
-				}
-				p.part, p.raw = d, nil
-			}
+		if err := decodeParts(m.parts); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -303,52 +270,6 @@ func compactionStart(stored, model []message.Message) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// load reads the session's history into h: from its last completed
-// compaction on when recent is true, else all of it.
-func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
-	h.valid, h.msgs, h.from = false, nil, ""
-	h.loads++
-	return s.store.Read(ctx, func(tx *store.Tx) error {
-		rev, err := tx.SessionRevision(ctx, sessionID)
-		if err != nil {
-			return err
-		}
-		from := ""
-		if recent {
-			if from, err = recentStart(ctx, tx, sessionID); err != nil {
-				return err
-			}
-		}
-		rows, err := tx.ListMessagesFrom(ctx, sessionID, from)
-		if err != nil {
-			return err
-		}
-		parts, err := tx.ListPartsFrom(ctx, sessionID, from)
-		if err != nil {
-			return err
-		}
-		msgs := make([]*heldMessage, len(rows))
-		for i, r := range rows {
-			msgs[i] = &heldMessage{id: r.ID, raw: r.Data}
-		}
-		i := 0
-		for _, p := range parts {
-			for i < len(msgs) && msgs[i].id < p.MessageID {
-				i++
-			}
-			if i == len(msgs) {
-				break
-			}
-			if msgs[i].id != p.MessageID {
-				continue // a part without its message is not part of the history
-			}
-			msgs[i].parts = append(msgs[i].parts, &heldPart{id: p.ID, raw: p.Data})
-		}
-		h.valid, h.rev, h.from, h.msgs = true, rev, from, msgs
-		return nil
-	})
 }
 
 // recentStart finds from the store's indexes where the model's view of a

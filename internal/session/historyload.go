@@ -1,0 +1,229 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/store"
+)
+
+// loadBatch is how many messages and parts the reader of a history hands
+// to a decoding goroutine at once. A history shorter than one batch is
+// decoded by the reader alone.
+const loadBatch = 256
+
+// load reads the session's history into h: from its last completed
+// compaction on when recent is true, else all of it. The messages and
+// parts are decoded while they are read (see readHistory), so h holds no
+// undecoded row when load returns without error.
+func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
+	h.valid, h.msgs, h.from = false, nil, ""
+	h.loads++
+	var (
+		rev  int64
+		from string
+		msgs []*heldMessage
+	)
+	err := s.store.Read(ctx, func(tx *store.Tx) error {
+		var err error
+		if rev, err = tx.SessionRevision(ctx, sessionID); err != nil {
+			return err
+		}
+		if recent {
+			if from, err = recentStart(ctx, tx, sessionID); err != nil {
+				return err
+			}
+		}
+		msgs, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	h.valid, h.rev, h.from, h.msgs = true, rev, from, msgs
+	return nil
+}
+
+// readHistory reads the session's messages from the id from on, with their
+// parts, and decodes them. The rows are streamed from the store and handed
+// in batches to up to workers goroutines, which decode them while the rest
+// is still being read; each row's JSON is dropped once it is decoded.
+// readHistory returns when every goroutine it started has ended. The first
+// decoding error stops the reading and is returned; so is a read error, or
+// the end of ctx.
+func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]*heldMessage, error) {
+	d := newDecoders(ctx, workers)
+	var (
+		msgs  []*heldMessage
+		batch decodeBatch
+		i     int // the message the next part belongs to, or after it
+	)
+	flush := func() error {
+		if batch.len() < loadBatch {
+			return nil
+		}
+		err := d.send(batch)
+		batch = decodeBatch{}
+		return err
+	}
+	err := tx.EachMessageFrom(d.ctx, sessionID, from, func(r store.Message) error {
+		m := &heldMessage{id: r.ID, raw: r.Data}
+		msgs = append(msgs, m)
+		batch.msgs = append(batch.msgs, m)
+		return flush()
+	})
+	if err == nil {
+		err = tx.EachPartFrom(d.ctx, sessionID, from, func(r store.Part) error {
+			for i < len(msgs) && msgs[i].id < r.MessageID {
+				i++
+			}
+			if i == len(msgs) || msgs[i].id != r.MessageID {
+				return nil // a part without its message is not part of the history
+			}
+			p := &heldPart{id: r.ID, raw: r.Data}
+			msgs[i].parts = append(msgs[i].parts, p)
+			batch.parts = append(batch.parts, p)
+			return flush()
+		})
+	}
+	if err == nil {
+		// The rest is too little to be worth handing over.
+		err = batch.decode()
+	}
+	if err := d.close(err); err != nil {
+		return nil, err
+	}
+	return msgs, nil
+}
+
+// decodeBatch is a run of held messages and parts to decode. The messages'
+// parts are not part of it: they come in batches of their own.
+type decodeBatch struct {
+	msgs  []*heldMessage
+	parts []*heldPart
+}
+
+func (b decodeBatch) len() int { return len(b.msgs) + len(b.parts) }
+
+// decode decodes the batch's messages and parts.
+func (b decodeBatch) decode() error {
+	if err := decodeInfos(b.msgs); err != nil {
+		return err
+	}
+	return decodeParts(b.parts)
+}
+
+// decoders is the goroutines that decode a history while it is read. They
+// start with the first batch sent and end when close returns.
+type decoders struct {
+	ctx     context.Context // ends when a batch fails to decode, or with the reader's context
+	cancel  context.CancelCauseFunc
+	workers int
+	jobs    chan decodeBatch
+	wg      sync.WaitGroup
+
+	mu  sync.Mutex
+	err error // the first decoding error
+}
+
+func newDecoders(ctx context.Context, workers int) *decoders {
+	d := &decoders{workers: max(workers, 1)}
+	d.ctx, d.cancel = context.WithCancelCause(ctx)
+	return d
+}
+
+// send hands a batch to the goroutines, starting them on the first call.
+// It returns the cause of d.ctx's end instead when the decoding stopped.
+func (d *decoders) send(b decodeBatch) error {
+	if d.jobs == nil {
+		d.jobs = make(chan decodeBatch, d.workers)
+		for range d.workers {
+			d.wg.Go(d.work)
+		}
+	}
+	select {
+	case d.jobs <- b:
+		return nil
+	case <-d.ctx.Done():
+		return context.Cause(d.ctx)
+	}
+}
+
+// work decodes batches until the reader closes the queue. Once the
+// decoding has stopped it only drains the queue.
+func (d *decoders) work() {
+	for b := range d.jobs {
+		if d.ctx.Err() != nil {
+			continue
+		}
+		if err := b.decode(); err != nil {
+			d.mu.Lock()
+			if d.err == nil {
+				d.err = err
+			}
+			d.mu.Unlock()
+			d.cancel(err)
+		}
+	}
+}
+
+// close ends the goroutines once they have decoded what was sent, or at
+// once when readErr (the reader's own error) is not nil, and waits for
+// them. It returns the first decoding error, else readErr.
+func (d *decoders) close(readErr error) error {
+	if readErr != nil {
+		d.cancel(readErr)
+	}
+	if d.jobs != nil {
+		close(d.jobs)
+		d.wg.Wait()
+	}
+	d.cancel(nil)
+	if d.err != nil {
+		return d.err
+	}
+	return readErr
+}
+
+// decodeInfos decodes the pending infos of messages.
+func decodeInfos(msgs []*heldMessage) error {
+	for _, m := range msgs {
+		if err := decodeInfo(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeInfo decodes a message's info if it is pending.
+func decodeInfo(m *heldMessage) error {
+	if m.raw == nil {
+		return nil
+	}
+	// Info decodes itself: calling it directly spares json.Unmarshal's
+	// validation pass, which Info's own decoding makes again.
+	var info message.Info
+	if err := info.UnmarshalJSON(m.raw); err != nil {
+		return fmt.Errorf("decoding message %s: %w", m.id, err)
+	}
+	m.info, m.raw = info, nil
+	return nil
+}
+
+// decodeParts decodes the pending parts of a list.
+func decodeParts(parts []*heldPart) error {
+	for _, p := range parts {
+		if p.raw == nil {
+			continue
+		}
+		d, err := message.UnmarshalPart(p.raw)
+		if err != nil {
+			return fmt.Errorf("decoding part %s: %w", p.id, err)
+		}
+		p.part, p.raw = d, nil
+	}
+	return nil
+}
