@@ -118,16 +118,16 @@ func (q q) ListMessagesFrom(ctx context.Context, sessionID, fromID string) ([]Me
 // held whole. fn may keep each message's Data but must not modify it. An
 // error from fn stops the reading and is returned as it is.
 func (q q) EachMessageFrom(ctx context.Context, sessionID, fromID string, fn func(Message) error) error {
-	rows, err := q.ex.QueryContext(ctx, `SELECT id, session_id, time_created, data FROM message
+	rows, err := q.ex.QueryContext(ctx, `SELECT id, time_created, data FROM message
 		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, fromID)
 	if err != nil {
 		return fmt.Errorf("listing messages of %s: %w", sessionID, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var m Message
+		m := Message{SessionID: sessionID}
 		var data string
-		if err := rows.Scan(&m.ID, &m.SessionID, &m.TimeCreated, &data); err != nil {
+		if err := rows.Scan(&m.ID, &m.TimeCreated, &data); err != nil {
 			return fmt.Errorf("listing messages of %s: %w", sessionID, err)
 		}
 		m.Data = ownBytes(data)
@@ -163,16 +163,16 @@ func (q q) ListPartsFrom(ctx context.Context, sessionID, fromID string) ([]Part,
 // but must not modify it. An error from fn stops the reading and is
 // returned as it is.
 func (q q) EachPartFrom(ctx context.Context, sessionID, fromID string, fn func(Part) error) error {
-	rows, err := q.ex.QueryContext(ctx, `SELECT id, message_id, session_id, data FROM part
+	rows, err := q.ex.QueryContext(ctx, `SELECT id, message_id, data FROM part
 		WHERE session_id = ? AND message_id >= ? ORDER BY message_id, id`, sessionID, fromID)
 	if err != nil {
 		return fmt.Errorf("listing parts of %s: %w", sessionID, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var p Part
+		p := Part{SessionID: sessionID}
 		var data string
-		if err := rows.Scan(&p.ID, &p.MessageID, &p.SessionID, &data); err != nil {
+		if err := rows.Scan(&p.ID, &p.MessageID, &data); err != nil {
 			return fmt.Errorf("listing parts of %s: %w", sessionID, err)
 		}
 		p.Data = ownBytes(data)
