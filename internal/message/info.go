@@ -205,6 +205,14 @@ func (m *Info) UnmarshalJSON(b []byte) error {
 		}
 		role = string(head.Role)
 	}
+	if fastInfo(m, Role(role), b) {
+		return nil
+	}
+	return m.decode(role, b)
+}
+
+// decode decodes b, a message whose role is role, with encoding/json.
+func (m *Info) decode(role string, b []byte) error {
 	switch Role(role) {
 	case RoleUser:
 		var u userJSON

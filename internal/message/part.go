@@ -295,6 +295,14 @@ func UnmarshalPart(b []byte) (Part, error) {
 		}
 		typ = head.Type
 	}
+	if p, ok := fastPart(typ, b); ok {
+		return p, nil
+	}
+	return unmarshalPartAs(typ, b)
+}
+
+// unmarshalPartAs decodes b, a part of type typ, with encoding/json.
+func unmarshalPartAs(typ string, b []byte) (Part, error) {
 	var p Part
 	switch typ {
 	case TypeText:
