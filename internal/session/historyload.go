@@ -37,7 +37,8 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 				return err
 			}
 		}
-		msgs, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0))
+		// The reader keeps a processor busy itself.
+		msgs, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
 		return err
 	})
 	if err != nil {
