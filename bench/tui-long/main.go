@@ -2,7 +2,8 @@
 // sessions, through the real binary in a real terminal (tmux on a private
 // socket): the time from start to the first full frame of a session of N
 // messages, the time from a PgUp key to its frame while paging from the
-// end of the session to its start, and the memory the process holds.
+// end of the session to its start, then from a PgDn key to its frame
+// while paging back to the end, and the memory the process holds.
 //
 //	go run ./bench/tui-long                       # 1,000 and 10,000 messages
 //	go run ./bench/tui-long -sizes 10000 -runs 3
@@ -47,11 +48,12 @@ func main() {
 // result is what one run measured.
 type result struct {
 	messages  int
-	open      time.Duration // start to the first full frame
-	pages     []time.Duration
-	rssOpen   int64 // bytes resident after the first frame
-	rssPaged  int64 // bytes resident after paging to the first message
-	peakPaged int64 // peak resident bytes (VmHWM) by then
+	open      time.Duration   // start to the first full frame
+	pages     []time.Duration // PgUp, key to frame
+	downs     []time.Duration // PgDn, key to frame
+	rssOpen   int64           // bytes resident after the first frame
+	rssPaged  int64           // bytes resident after paging to the first message
+	peakPaged int64           // peak resident bytes (VmHWM) by then
 }
 
 func run(ctx context.Context, bin, sizes string, runs, w, h int, keep bool) error {
@@ -89,7 +91,9 @@ func run(ctx context.Context, bin, sizes string, runs, w, h int, keep bool) erro
 				return fmt.Errorf("%d messages: %w", n, err)
 			}
 			results = append(results, res)
-			fmt.Fprintf(os.Stderr, "%d messages, run %d: open %v, %d pages\n", n, r+1, res.open.Round(time.Millisecond), len(res.pages))
+			fmt.Fprintf(os.Stderr, "%d messages, run %d: open %v, %d pages, PgUp p50 %s p95 %s, PgDn p50 %s p95 %s\n", n, r+1,
+				res.open.Round(time.Millisecond), len(res.pages), ms(quantile(res.pages, 0.5)), ms(quantile(res.pages, 0.95)),
+				ms(quantile(res.downs, 0.5)), ms(quantile(res.downs, 0.95)))
 		}
 	}
 	report(results, base, w, h)
@@ -175,6 +179,23 @@ func measure(ctx context.Context, bin, dir string, n, w, h int) (result, error) 
 	}
 	res.rssPaged, _ = procStatus(pid, "VmRSS")
 	res.peakPaged, _ = procStatus(pid, "VmHWM")
+
+	// Page back down to the end.
+	for len(res.downs) < 100000 {
+		before := screen
+		t0 := time.Now()
+		if _, err := tm.cmd("send-keys", "-t", "v", "NPage"); err != nil {
+			return res, err
+		}
+		screen, err = tm.waitFor(time.Second, func(s string) bool { return s != before })
+		if err != nil {
+			if strings.Contains(screen, lastAnswer) {
+				break // the end: the key changed nothing
+			}
+			return res, fmt.Errorf("PgDn changed nothing before the last message:\n%s", screen)
+		}
+		res.downs = append(res.downs, time.Since(t0))
+	}
 	_, _ = tm.cmd("send-keys", "-t", "v", "C-c")
 	return res, nil
 }
@@ -192,22 +213,23 @@ func report(results []result, base []time.Duration, w, h int) {
 	}
 	slices.Sort(sizes)
 	fmt.Printf("codeloop interface, %d×%d terminal (tmux), median of runs\n\n", w, h)
-	fmt.Println("| messages | open to first frame | PgUp to frame p50 | p95 | pages | RSS after open | RSS after paging to the top | peak RSS |")
-	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Println("| messages | open to first frame | PgUp to frame p50 | p95 | PgDn to frame p50 | p95 | pages | RSS after open | RSS after paging to the top | peak RSS |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	medRSS := map[int]int64{}
 	for _, n := range sizes {
 		rs := bySize[n]
 		var opens []time.Duration
-		var pages []time.Duration
+		var pages, downs []time.Duration
 		var open, paged, peak []int64
 		for _, r := range rs {
 			opens = append(opens, r.open)
 			pages = append(pages, r.pages...)
+			downs = append(downs, r.downs...)
 			open, paged, peak = append(open, r.rssOpen), append(paged, r.rssPaged), append(peak, r.peakPaged)
 		}
 		medRSS[n] = median(paged)
-		fmt.Printf("| %d | %s | %s | %s | %d | %s | %s | %s |\n", n, ms(median(opens)), ms(quantile(pages, 0.5)), ms(quantile(pages, 0.95)),
-			len(rs[0].pages), mb(median(open)), mb(median(paged)), mb(median(peak)))
+		fmt.Printf("| %d | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", n, ms(median(opens)), ms(quantile(pages, 0.5)), ms(quantile(pages, 0.95)),
+			ms(quantile(downs, 0.5)), ms(quantile(downs, 0.95)), len(rs[0].pages), mb(median(open)), mb(median(paged)), mb(median(peak)))
 	}
 	fmt.Printf("\nThe same key to screen path with cat instead of codeloop (tmux and polling alone): p50 %s, p95 %s\n",
 		ms(quantile(base, 0.5)), ms(quantile(base, 0.95)))
