@@ -56,10 +56,14 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	defer cancel()
 	out := newWire(w)
 	a := &Agent{opts: opts, ctx: ctx, out: out, clients: map[string]client.Client{}, sessions: map[string]*session{}}
-	in := out.filter(r, opts.Log)
+	// The connection reads from its first moment; nothing is read until
+	// its logger and the agent's handle on it are set.
+	opened := make(chan struct{})
+	in := gate{r: out.filter(r, opts.Log), open: opened}
 	conn := sdk.NewAgentSideConnection(a, out, in)
 	conn.SetLogger(opts.Log)
 	a.conn = conn
+	close(opened)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -72,6 +76,17 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	}
 	a.close()
 	return nil
+}
+
+// gate holds back reads from r until open is closed.
+type gate struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g gate) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // drainWait bounds how long Serve waits, once the editor has gone, for the

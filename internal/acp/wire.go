@@ -18,15 +18,16 @@ import (
 // to send a new session's first updates only after the editor has the
 // session's id.
 //
-// It also counts the editor's requests not answered yet, so that the agent
-// can answer every request it read before it stops.
+// It also keeps the editor's requests not answered yet, so that the agent
+// can answer every request it read before it stops, and so that an editor
+// closing its stream right after its requests still gets their answers.
 type wire struct {
 	mu      sync.Mutex
 	w       io.Writer
 	waiters []waiter
 
-	pending  int           // requests read and not answered; under mu
-	answered chan struct{} // signalled whenever pending drops
+	pending  map[string]bool // ids of requests read and not answered, true for prompts; under mu
+	answered chan struct{}   // signalled whenever a request is answered
 }
 
 type waiter struct {
@@ -34,7 +35,9 @@ type waiter struct {
 	done chan struct{}
 }
 
-func newWire(w io.Writer) *wire { return &wire{w: w, answered: make(chan struct{}, 1)} }
+func newWire(w io.Writer) *wire {
+	return &wire{w: w, pending: map[string]bool{}, answered: make(chan struct{}, 1)}
+}
 
 // Write writes one message of the SDK's.
 func (o *wire) Write(p []byte) (int, error) {
@@ -47,11 +50,13 @@ func (o *wire) write(p []byte, counted bool) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	n, err := o.w.Write(p)
-	if counted && isResponse(p) && o.pending > 0 {
-		o.pending--
-		select {
-		case o.answered <- struct{}{}:
-		default:
+	if counted && isResponse(p) {
+		if _, ok := o.pending[responseID(p)]; ok {
+			delete(o.pending, responseID(p))
+			select {
+			case o.answered <- struct{}{}:
+			default:
+			}
 		}
 	}
 	if err == nil && len(o.waiters) > 0 {
@@ -85,13 +90,53 @@ func isResponse(p []byte) bool {
 	return false
 }
 
+// responseID returns the id of a response the SDK wrote, as its JSON
+// text.
+func responseID(p []byte) string {
+	rest, _ := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0","id":`))
+	if len(rest) > 0 && rest[0] == '"' {
+		if _, next, _ := scanString(rest, 0); next > 0 {
+			return string(rest[:next])
+		}
+	}
+	if i := bytes.IndexByte(rest, ','); i >= 0 {
+		return string(bytes.TrimSpace(rest[:i]))
+	}
+	return ""
+}
+
+// scanString reads the JSON string starting at b[i], a quote, and returns
+// the index just after its closing quote, or -1.
+func scanString(b []byte, i int) (string, int, bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return string(b[i+1 : j]), j + 1, true
+		}
+	}
+	return "", -1, false
+}
+
 // drain waits until every request read has been answered, or until the
 // timeout.
 func (o *wire) drain(timeout time.Duration) bool {
+	return o.settle(timeout, false)
+}
+
+// settle waits until every request read has been answered (prompts aside
+// when skipPrompts is set), or until the timeout.
+func (o *wire) settle(timeout time.Duration, skipPrompts bool) bool {
 	deadline := time.After(timeout)
 	for {
 		o.mu.Lock()
-		n := o.pending
+		n := 0
+		for _, prompt := range o.pending {
+			if !prompt || !skipPrompts {
+				n++
+			}
+		}
 		o.mu.Unlock()
 		if n == 0 {
 			return true
@@ -145,9 +190,9 @@ func (o *wire) filter(r io.Reader, log *slog.Logger) io.Reader {
 						return
 					}
 				} else {
-					if isRequest(line) {
+					if id, method, ok := requestOf(line); ok {
 						o.mu.Lock()
-						o.pending++
+						o.pending[id] = method == "session/prompt"
 						o.mu.Unlock()
 					}
 					if _, werr := pw.Write(append(line, '\n')); werr != nil {
@@ -158,6 +203,11 @@ func (o *wire) filter(r io.Reader, log *slog.Logger) io.Reader {
 			if err != nil {
 				if errors.Is(err, io.EOF) {
 					err = nil
+					// The SDK cancels what is still running when its
+					// stream ends: let the requests read so far be
+					// answered first, prompts aside (they are cancelled:
+					// the editor has gone).
+					o.settle(drainWait, true)
 				}
 				_ = pw.CloseWithError(err)
 				return
@@ -211,14 +261,24 @@ func (o *wire) check(line []byte) []byte {
 	return nil
 }
 
-// isRequest reports whether a line that passed check is a request, one
-// the SDK answers.
-func isRequest(line []byte) bool {
+// requestOf returns the id, as the SDK writes it back in the response, and
+// the method of a line that passed check and is a request, one the SDK
+// answers.
+func requestOf(line []byte) (id, method string, ok bool) {
 	var e envelope
 	if json.Unmarshal(line, &e) != nil {
-		return false
+		return "", "", false
 	}
-	return e.Method != nil && len(e.ID) > 0 && string(e.ID) != "null" && *e.Method != "$/cancel_request"
+	if e.Method == nil || len(e.ID) == 0 || string(e.ID) == "null" || *e.Method == "$/cancel_request" {
+		return "", "", false
+	}
+	// encoding/json writes a raw id compacted and HTML-escaped.
+	var compact, escaped bytes.Buffer
+	if json.Compact(&compact, e.ID) != nil {
+		return "", "", false
+	}
+	json.HTMLEscape(&escaped, compact.Bytes())
+	return escaped.String(), *e.Method, true
 }
 
 // errorReply encodes a JSON-RPC error response; a nil id is null.
