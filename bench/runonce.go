@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/codeloop/codeloop/bench/internal/seed"
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/id"
 )
@@ -162,8 +163,8 @@ func seedSession(ctx context.Context, p *project, n int, compacted bool) error {
 	msgs := []map[string]any{user, assistant}
 	var last string
 	for i := 2; i+1 < n+1; i += 2 {
-		u := cloneMessage(user, fmt.Sprintf("Question %d: please look at the code again and tell me what the function on line %d does, and whether it needs a test.", i/2, i))
-		a := cloneMessage(assistant, fmt.Sprintf("Answer %d: the function on line %d parses its input, returns an error for empty text, and is already covered by the table test in parse_test.go.", i/2, i))
+		u := seed.Clone(user, fmt.Sprintf("Question %d: please look at the code again and tell me what the function on line %d does, and whether it needs a test.", i/2, i))
+		a := seed.Clone(assistant, fmt.Sprintf("Answer %d: the function on line %d parses its input, returns an error for empty text, and is already covered by the table test in parse_test.go.", i/2, i))
 		a["info"].(map[string]any)["parentID"] = u["info"].(map[string]any)["id"]
 		if compacted && i == n-compactedTail {
 			markCompaction(u, a)
@@ -209,24 +210,4 @@ func markCompaction(user, assistant map[string]any) {
 	assistant["info"].(map[string]any)["summary"] = true
 	assistant["info"].(map[string]any)["mode"] = "compaction"
 	assistant["info"].(map[string]any)["agent"] = "compaction"
-}
-
-// cloneMessage copies an exported message under new message and part ids,
-// with text as the text of its text parts.
-func cloneMessage(m map[string]any, text string) map[string]any {
-	var c map[string]any
-	b, _ := json.Marshal(m)
-	_ = json.Unmarshal(b, &c)
-	info := c["info"].(map[string]any)
-	info["id"] = id.Ascending(id.Message)
-	parts, _ := c["parts"].([]any)
-	for _, raw := range parts {
-		part := raw.(map[string]any)
-		part["id"] = id.Ascending(id.Part)
-		part["messageID"] = info["id"]
-		if part["type"] == "text" {
-			part["text"] = text
-		}
-	}
-	return c
 }

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codeloop/codeloop/bench/internal/seed"
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/llm"
@@ -434,8 +435,8 @@ func (p *project) seed(ctx context.Context, n int) error {
 	var msgs []map[string]any
 	last := ""
 	for i := 0; i < n; i += 2 {
-		u := clone(user, fmt.Sprintf("Question %d: what does the function on line %d do, and does it need a test?", i/2, i))
-		a := clone(assistant, fmt.Sprintf("Answer %d: the function on line %d **parses** its input:\n\n"+
+		u := seed.Clone(user, fmt.Sprintf("Question %d: what does the function on line %d do, and does it need a test?", i/2, i))
+		a := seed.Clone(assistant, fmt.Sprintf("Answer %d: the function on line %d **parses** its input:\n\n"+
 			"- it returns an error for empty text\n- the table test in `parse_test.go` covers it\n\n"+
 			"```go\nfunc parse(s string) (int, error) {\n\treturn strconv.Atoi(s) // line %d\n}\n```\n\nNo new test is needed.", i/2, i, i))
 		if i%4 == 0 {
@@ -460,26 +461,6 @@ func (p *project) seed(ctx context.Context, n int) error {
 	}
 	_, err = p.exec(ctx, "import", file)
 	return err
-}
-
-// clone copies an exported message under new ids, with text as the text
-// of its text parts.
-func clone(m map[string]any, text string) map[string]any {
-	var c map[string]any
-	b, _ := json.Marshal(m)
-	_ = json.Unmarshal(b, &c)
-	info := c["info"].(map[string]any)
-	info["id"] = id.Ascending(id.Message)
-	parts, _ := c["parts"].([]any)
-	for _, raw := range parts {
-		part := raw.(map[string]any)
-		part["id"] = id.Ascending(id.Part)
-		part["messageID"] = info["id"]
-		if part["type"] == "text" {
-			part["text"] = text
-		}
-	}
-	return c
 }
 
 // addToolCall appends a completed bash call to an exported answer.
