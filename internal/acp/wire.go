@@ -51,8 +51,9 @@ func (o *wire) write(p []byte, counted bool) (int, error) {
 	defer o.mu.Unlock()
 	n, err := o.w.Write(p)
 	if counted && isResponse(p) {
-		if _, ok := o.pending[responseID(p)]; ok {
-			delete(o.pending, responseID(p))
+		id := responseID(p)
+		if _, ok := o.pending[id]; ok {
+			delete(o.pending, id)
 			select {
 			case o.answered <- struct{}{}:
 			default:
@@ -95,28 +96,20 @@ func isResponse(p []byte) bool {
 func responseID(p []byte) string {
 	rest, _ := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0","id":`))
 	if len(rest) > 0 && rest[0] == '"' {
-		if _, next, _ := scanString(rest, 0); next > 0 {
-			return string(rest[:next])
+		for j := 1; j < len(rest); j++ {
+			switch rest[j] {
+			case '\\':
+				j++
+			case '"':
+				return string(rest[:j+1])
+			}
 		}
+		return ""
 	}
 	if i := bytes.IndexByte(rest, ','); i >= 0 {
 		return string(bytes.TrimSpace(rest[:i]))
 	}
 	return ""
-}
-
-// scanString reads the JSON string starting at b[i], a quote, and returns
-// the index just after its closing quote, or -1.
-func scanString(b []byte, i int) (string, int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return string(b[i+1 : j]), j + 1, true
-		}
-	}
-	return "", -1, false
 }
 
 // drain waits until every request read has been answered, or until the
