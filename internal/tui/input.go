@@ -232,17 +232,13 @@ func (m *Model) loadFiles() tea.Cmd {
 }
 
 // settledCmd runs a program with the terminal as tea.ExecProcess does, and
-// lasts at least printerPause: an editor that exits at once would otherwise
-// hand the terminal back before Bubble Tea's stopped renderer has stopped
-// (see printer.Run).
+// lasts at least printerPause (see holdTerminal).
 type settledCmd struct{ *exec.Cmd }
 
 func (c settledCmd) Run() error {
 	start := time.Now()
 	err := c.Cmd.Run()
-	if d := printerPause - time.Since(start); d > 0 {
-		time.Sleep(d)
-	}
+	holdTerminal(start)
 	return err
 }
 

@@ -131,17 +131,26 @@ func (p *printer) Run() error {
 	if p.out == nil {
 		return nil
 	}
+	start := time.Now()
 	_, err := io.WriteString(p.out, p.text)
-	// Bubble Tea stops the ticker of the renderer it stopped from another
-	// goroutine, which may run after the renderer is started again when
-	// what ran in between was quick; the view would then draw no frame
-	// again. Taking a moment lets that stop happen first.
-	time.Sleep(printerPause)
+	holdTerminal(start)
 	return err
 }
 
-// printerPause is how long writing to the scrollback lasts at least.
+// printerPause is how long a program run with the terminal (the
+// scrollback's writer, an editor) lasts at least.
 const printerPause = 100 * time.Millisecond
+
+// holdTerminal waits until printerPause has passed since start. Bubble Tea stops
+// the ticker of the renderer it stopped from another goroutine, which may
+// run after the renderer is started again when what ran in between was
+// quick; the view would then draw no frame again. Taking a moment lets
+// that stop happen first.
+func holdTerminal(start time.Time) {
+	if d := printerPause - time.Since(start); d > 0 {
+		time.Sleep(d)
+	}
+}
 
 func (p *printer) SetStdin(io.Reader)    {}
 func (p *printer) SetStdout(w io.Writer) { p.out = w }
