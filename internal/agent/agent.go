@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 // Mode says where an agent may run: as the agent of a session the user
@@ -94,7 +95,12 @@ type Registry struct {
 	order    []string // default agent first, then by name
 	def      string
 	warnings []error
+	held     []trust.Item
 }
+
+// HeldBack lists what agent files of a project the user has not trusted
+// would have loosened.
+func (r *Registry) HeldBack() []trust.Item { return slices.Clone(r.held) }
 
 // Get returns the agent called name.
 func (r *Registry) Get(name string) (*Agent, bool) {

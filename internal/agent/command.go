@@ -12,6 +12,7 @@ import (
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/skill"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 // Command is a slash command: a prompt template and how to run it.
@@ -42,6 +43,10 @@ type Command struct {
 	// Allow are rules that pre-approve tools for the turn the command
 	// starts (Claude Code's allowed-tools); they restrict nothing.
 	Allow permission.Ruleset `json:"allow,omitempty"`
+	// Held marks a command of a project the user has not trusted: its `!`
+	// commands do not run (a note says so in their place) and it
+	// pre-approves nothing.
+	Held bool `json:"held,omitempty"`
 }
 
 // Hints lists the argument placeholders the template uses ("$1",
@@ -108,6 +113,27 @@ func MCPPromptCommand(server, prompt, description string, args []string, get fun
 type CommandSet struct {
 	byName   map[string]*Command
 	warnings []error
+	held     []trust.Item
+}
+
+// HeldBack lists the `!` commands and pre-approved tools of command files
+// of a project the user has not trusted.
+func (s *CommandSet) HeldBack() []trust.Item { return slices.Clone(s.held) }
+
+// hold marks c as held back when its file belongs to an untrusted project,
+// and records what that holds back.
+func (s *CommandSet) hold(c *Command, held func(string) bool) {
+	if held == nil || !held(c.Source) {
+		return
+	}
+	c.Held = true
+	for _, snippet := range config.ShellSnippets(c.Template) {
+		s.held = append(s.held, trust.Item{Kind: trust.KindCommand, Name: c.Name, Detail: "!`" + snippet + "`", File: c.Source})
+	}
+	for _, r := range c.Allow {
+		s.held = append(s.held, trust.Item{Kind: trust.KindCommand, Name: c.Name, Detail: "allowed tool " + r.Permission + " " + r.Pattern, File: c.Source})
+	}
+	c.Allow = nil
 }
 
 // Get returns the command called name (without the leading slash).
@@ -151,6 +177,9 @@ type CommandOptions struct {
 	NoClaudeCode bool
 	// Sources add MCP prompts, skills and the like.
 	Sources []Source
+	// Held reports whether a command file belongs to a project the user
+	// has not trusted (see Command.Held). Nil holds nothing back.
+	Held func(path string) bool
 }
 
 // Names of the built-in commands.
@@ -198,6 +227,7 @@ func LoadCommands(ctx context.Context, o CommandOptions) *CommandSet {
 					s.warnings = append(s.warnings, err)
 					continue
 				}
+				s.hold(&c, o.Held)
 				put(c)
 			}
 		}
@@ -206,7 +236,7 @@ func LoadCommands(ctx context.Context, o CommandOptions) *CommandSet {
 		for _, name := range slices.Sorted(maps.Keys(o.Config.Command)) {
 			cc := o.Config.Command[name]
 			put(Command{Name: name, Description: cc.Description, Agent: cc.Agent, Model: cc.Model,
-				Variant: cc.Variant, Subtask: cc.Subtask, Template: cc.Template, Source: "config"})
+				Variant: cc.Variant, Subtask: cc.Subtask, Template: cc.Template, Source: "config", Held: cc.Held})
 		}
 	}
 	for _, dir := range o.ConfigDirs {
@@ -216,6 +246,7 @@ func LoadCommands(ctx context.Context, o CommandOptions) *CommandSet {
 				s.warnings = append(s.warnings, err)
 				continue
 			}
+			s.hold(&c, o.Held)
 			put(c)
 		}
 	}

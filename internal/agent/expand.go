@@ -94,9 +94,19 @@ func (x *Expander) Text(ctx context.Context, cmd *Command, args string) (string,
 	} else {
 		text = Substitute(template, args)
 	}
-	text, err := runShell(ctx, text, cmd.Claude, x.Shell)
+	shell := x.Shell
+	if cmd.Held {
+		shell = heldShell
+	}
+	text, err := runShell(ctx, text, cmd.Claude, shell)
 	if err != nil {
 		return "", fmt.Errorf("command %q: %w", cmd.Name, err)
 	}
 	return strings.TrimSpace(text), nil
+}
+
+// heldShell stands in for the shell in a command of a project the user has
+// not trusted: the command is not run, and a note says so in its place.
+func heldShell(_ context.Context, command string) (string, error) {
+	return "[not run: this project is not trusted, so its command templates run no shell commands; `codeloop trust` lets them run]", nil
 }

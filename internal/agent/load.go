@@ -15,6 +15,7 @@ import (
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/paths"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 // Options say where Load finds agents and what they are built on.
@@ -39,6 +40,11 @@ type Options struct {
 	NoClaudeCode bool
 	// ResolveModel turns model aliases ("sonnet") into "provider/model".
 	ResolveModel ModelResolver
+	// Held reports whether an agent file belongs to a project the user has
+	// not trusted; its permission rules then only tighten (they become
+	// floor rules), and the tools it turns on are held back. Nil holds
+	// nothing back.
+	Held func(path string) bool
 }
 
 // Definition is one agent definition, from the config or a file. Loading
@@ -50,6 +56,33 @@ type Definition struct {
 	// Warning is a problem with the definition that did not stop it being
 	// used.
 	Warning error
+	// Held lists what loading held back of the definition, its project
+	// not being trusted.
+	Held []trust.Item
+}
+
+// guardAgent makes the definition of an agent file from a project the user
+// has not trusted unable to loosen anything: its rules become floor rules,
+// and the tools it turns on are left out. It returns the items held back.
+func guardAgent(name, file string, c config.Agent) (config.Agent, []trust.Item) {
+	var held []trust.Item
+	floor, allows := config.GuardPermission(c.Permission)
+	c.Permission = floor
+	for _, r := range allows {
+		held = append(held, trust.Item{Kind: trust.KindAgent, Name: name, Detail: r.Permission + " " + r.Pattern + ": allow", File: file})
+	}
+	if len(c.Tools) > 0 {
+		tools := map[string]bool{}
+		for t, on := range c.Tools {
+			if on {
+				held = append(held, trust.Item{Kind: trust.KindAgent, Name: name, Detail: "tools." + t + ": true", File: file})
+				continue
+			}
+			tools[t] = on
+		}
+		c.Tools = tools
+	}
+	return c, held
 }
 
 // ParseAgentFile reads an agent file in OpenCode's format: YAML frontmatter
@@ -222,6 +255,9 @@ func Load(ctx context.Context, o Options) (*Registry, error) {
 	disabled := map[string]bool{}
 	for _, def := range defs {
 		c := def.Agent
+		if o.Held != nil && def.Source != "config" && o.Held(def.Source) {
+			c, def.Held = guardAgent(def.Name, def.Source, c)
+		}
 		if c.Disable != nil && *c.Disable {
 			delete(agents, def.Name)
 			disabled[def.Name] = true
@@ -241,6 +277,9 @@ func Load(ctx context.Context, o Options) (*Registry, error) {
 	}
 
 	r := &Registry{agents: make(map[string]*Agent, len(agents)), warnings: warns}
+	for _, def := range defs {
+		r.held = append(r.held, def.Held...)
+	}
 	toolOutput := filepath.Join(o.Dirs.ToolOutput(), "*")
 	for name, d := range agents {
 		a := d.Agent

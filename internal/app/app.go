@@ -70,6 +70,9 @@ type Options struct {
 	// MCP are servers added to the config's for this app only (those an
 	// editor passes); one named as a server of the config replaces it.
 	MCP map[string]config.MCP
+	// TrustProject trusts the project as its files are now before
+	// anything else (--trust-project).
+	TrustProject bool
 }
 
 // App is one project's running services.
@@ -91,14 +94,17 @@ type App struct {
 	Snapshots *snapshot.Store
 	// Questions holds the question tool's questions waiting for the user.
 	Questions *tool.Questions
-	// Extensions are the project's hooks and custom tools, and the
-	// project's trust.
+	// Extensions are the hooks and custom tools that run.
 	Extensions *Extensions
+	// Trust says whether the project's own commands and settings apply,
+	// and lists them.
+	Trust *Trust
 	// LSP runs the project's language servers.
 	LSP *lsp.Manager
 
 	skills   *skill.Set
-	noClaude bool          // Claude Code's files are not read
+	held     func(string) bool // whether a file is an untrusted project's
+	noClaude bool              // Claude Code's files are not read
 	mcpWait  time.Duration // how long to wait for MCP servers still connecting
 	closers  []func() error
 }
@@ -125,7 +131,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		cfg.MCP = servers
 	}
 	a = &App{Dir: dir, Worktree: d.Worktree, ProjectID: d.ProjectID, Config: loaded, Store: d.Store,
-		Bus: bus.New(0), Dirs: opts.Dirs}
+		Bus: bus.New(0), Dirs: opts.Dirs, Trust: d.Trust}
 	a.closers = append(a.closers, a.Store.Close)
 	opened := a // the returns below set a to nil
 	defer func() {
@@ -149,12 +155,16 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	for _, sk := range skills.All() {
 		skillDirs = append(skillDirs, sk.Dir)
 	}
+	held := a.Trust.heldPath(userDirs(opts))
 	if a.Agents, err = agent.Load(ctx, agent.Options{
 		Config: cfg, ConfigDirs: loaded.Dirs, Worktree: a.Worktree, Cwd: dir, Dirs: opts.Dirs,
-		AllowedDirs: slices.Compact(skillDirs), NoClaudeCode: noClaude,
+		AllowedDirs: slices.Compact(skillDirs), NoClaudeCode: noClaude, Held: held,
 	}); err != nil {
 		return nil, err
 	}
+	a.held = held
+	a.Trust.add(a.Agents.HeldBack()...)
+	a.Trust.add(a.commands(ctx, nil).HeldBack()...)
 	for _, w := range a.Agents.Warnings() {
 		opts.Log.Warn("agent definition", "err", w)
 	}
@@ -229,8 +239,8 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		task.New(task.Options{Agents: a.Agents, Runner: run, Depth: depth, PrimaryTools: cfg.Experimental.PrimaryTools}),
 		skill.NewTool(skills),
 	)
-	a.Extensions = openExtensions(ctx, extOptions{opts: opts, loaded: loaded, dir: dir, worktree: a.Worktree,
-		noClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_HOOKS"), truncator: truncator, bus: a.Bus})
+	a.Extensions = openExtensions(ctx, extOptions{opts: opts, loaded: loaded, dir: dir, sources: d.ext,
+		trusted: a.Trust.Verdict.Trusted(), truncator: truncator, bus: a.Bus})
 	for _, t := range a.Extensions.Tools {
 		builtin = append(builtin, t)
 	}

@@ -72,7 +72,7 @@ func openCatalogApp(t *testing.T, home, url string, env map[string]string) (*App
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv, NoMCP: true})
+	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv, NoMCP: true, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,15 @@ func (a *App) Commands(ctx context.Context) *agent.CommandSet {
 	if a.MCP != nil {
 		sources = append(sources, mcpPrompts(a.MCP))
 	}
+	return a.commands(ctx, sources)
+}
+
+// commands loads the commands of the files and the config, and those of
+// sources.
+func (a *App) commands(ctx context.Context, sources []agent.Source) *agent.CommandSet {
 	return agent.LoadCommands(ctx, agent.CommandOptions{
 		Config: a.Config.Config, ConfigDirs: a.Config.Dirs, Worktree: a.Worktree, Cwd: a.Dir,
-		Home: a.Dirs.Home, NoClaudeCode: a.noClaude, Sources: sources,
+		Home: a.Dirs.Home, NoClaudeCode: a.noClaude, Sources: sources, Held: a.held,
 	})
 }
 

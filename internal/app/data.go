@@ -2,11 +2,14 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/llm/catalog"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
 )
@@ -22,6 +25,11 @@ type Data struct {
 	Store         *store.Store
 	// Sessions reads and writes sessions; it publishes no events.
 	Sessions *session.Sessions
+	// Trust says whether the project's own commands and settings apply,
+	// and lists them.
+	Trust *Trust
+
+	ext extSources
 }
 
 // OpenData loads the config for opts.Dir, opens the store and identifies
@@ -34,11 +42,14 @@ func OpenData(ctx context.Context, opts Options) (*Data, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: dir, Getenv: opts.Getenv, Dirs: opts.Dirs})
+	loaded, tr, ext, err := loadConfig(ctx, opts, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -62,13 +73,47 @@ func OpenData(ctx context.Context, opts Options) (*Data, error) {
 		return nil, err
 	}
 	d := &Data{Dir: dir, Worktree: loaded.Worktree, Config: loaded, Store: st,
-		Sessions: session.NewSessions(st, nil, opts.Version)}
+		Sessions: session.NewSessions(st, nil, opts.Version), Trust: tr, ext: ext}
 	git := exists(filepath.Join(d.Worktree, ".git"))
 	d.ProjectID = projectID(ctx, d.Worktree, git)
 	if git {
 		d.VCS = "git"
 	}
 	return d, nil
+}
+
+// LoadConfig loads the config for opts.Dir and asks the trust store about
+// the project: the config returned is the one in force, with the
+// project's own commands and settings held back unless it is trusted
+// (opts.TrustProject trusts it first).
+func LoadConfig(ctx context.Context, opts Options) (*config.Loaded, *Trust, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	loaded, tr, _, err := loadConfig(ctx, opts, dir)
+	return loaded, tr, err
+}
+
+func loadConfig(ctx context.Context, opts Options, dir string) (*config.Loaded, *Trust, extSources, error) {
+	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: dir, Getenv: opts.Getenv, Dirs: opts.Dirs,
+		KnownProvider: knownProvider()})
+	if err != nil {
+		return nil, nil, extSources{}, err
+	}
+	noHooks := envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE") || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_HOOKS")
+	ext := gatherExtensions(opts, loaded, dir, loaded.Worktree, noHooks)
+	tr, err := openTrust(opts, loaded, dir, ext, opts.TrustProject)
+	if err != nil {
+		return nil, nil, extSources{}, err
+	}
+	return loaded, tr, ext, nil
 }
 
 // SaveProject records the project in the store, or refreshes its row.
@@ -79,3 +124,18 @@ func (d *Data) SaveProject(ctx context.Context) error {
 
 // Close closes the store.
 func (d *Data) Close() error { return d.Store.Close() }
+
+// knownProvider reports whether the embedded model catalog lists a
+// provider; the catalog is read on the first question only.
+func knownProvider() func(string) bool {
+	var once sync.Once
+	var cat *catalog.Catalog
+	return func(id string) bool {
+		once.Do(func() { cat, _ = catalog.Embedded() })
+		if cat == nil {
+			return true
+		}
+		_, ok := cat.Provider(id)
+		return ok
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/tool"
 	"github.com/codeloop/codeloop/internal/tool/custom"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 // HookNotice is the bus event of a hook's notice for the user (a failure,
@@ -28,111 +29,114 @@ const HookNotice = "hook.notice"
 // hooks.
 const sessionEndBudget = 5 * time.Second
 
-// Extensions are the project's hooks and custom tools, and what the
-// user's trust says of those that come from the project itself.
+// Extensions are the hooks and custom tools that run.
 type Extensions struct {
-	// Dir is the project directory trust is recorded for.
-	Dir string
-	// State is the project's trust: hooks and tools from its files run
-	// only when Trusted.
-	State hook.TrustState
-	// Digest sums up the project's hooks and tools as they are now.
-	Digest string
-	// Skipped are the project's hooks that do not run, and SkippedTools
-	// its custom tools not offered, because the project is not trusted.
-	Skipped      []hook.Handler
-	SkippedTools []string
 	// Hooks and Tools are what runs.
 	Hooks *hook.Set
 	Tools []*custom.Tool
 	// Problems are hooks and tools left out because they are broken.
 	Problems []string
 
-	trust  *hook.Trust
 	runner *hook.Runner
 }
 
-// Untrusted reports whether the project has hooks or tools that do not run
-// for want of trust.
-func (x *Extensions) Untrusted() bool { return len(x.Skipped) > 0 || len(x.SkippedTools) > 0 }
-
-// TrustProject trusts the project's hooks and tools as they are now; they
-// run from the next start on.
-func (a *App) TrustProject() error {
-	return a.Extensions.trust.Set(a.Extensions.Dir, a.Extensions.Digest, time.Now())
-}
+// TrustProject trusts the project as its files are now: its own commands
+// and settings apply from the next start on.
+func (a *App) TrustProject() error { return a.Trust.Grant(time.Now()) }
 
 // RevokeTrust forgets the project's trust.
-func (a *App) RevokeTrust() error { return a.Extensions.trust.Revoke(a.Extensions.Dir) }
+func (a *App) RevokeTrust() error { return a.Trust.Revoke() }
 
-// extOptions are what openExtensions reads.
-type extOptions struct {
-	opts      Options
-	loaded    *config.Loaded
-	dir       string
-	worktree  string
-	noClaude  bool
-	truncator *tool.Truncator
-	bus       *bus.Bus
+// extSources are the hooks and custom tool files found for a project, the
+// user's and the project's apart.
+type extSources struct {
+	hooks                   []hook.Source
+	userTools, projectTools []string
+	problems                []string
 }
 
-// openExtensions gathers the hooks (Claude Code's settings files and the
+// gatherExtensions finds the hooks (Claude Code's settings files and the
 // config's hooks key) and the custom tools (~/.config/codeloop/tools,
-// .codeloop/tools from the worktree root down, the config's custom_tools),
-// keeping back those of the project unless the user trusts it.
-func openExtensions(ctx context.Context, o extOptions) *Extensions {
-	x := &Extensions{Dir: o.worktree, trust: hook.OpenTrust(filepath.Join(o.opts.Dirs.State, "trust.json"))}
-	user := userDirs(o.opts)
-	isProject := func(path string) bool { return projectPath(path, o.worktree, user) }
-
-	var sources []hook.Source
-	if !o.noClaude {
-		claudeDir := o.opts.Getenv("CLAUDE_CONFIG_DIR")
-		if claudeDir == "" && o.opts.Dirs.Home != "" {
-			claudeDir = filepath.Join(o.opts.Dirs.Home, ".claude")
+// .codeloop/tools from the worktree root down, the config's custom_tools).
+// cfg is the trusted view of the config, which names the project's hooks
+// and tools too.
+func gatherExtensions(opts Options, loaded *config.Loaded, dir, worktree string, noClaude bool) extSources {
+	var x extSources
+	user := userDirs(opts)
+	isProject := func(path string) bool { return projectPath(path, worktree, user) }
+	if !noClaude {
+		claudeDir := opts.Getenv("CLAUDE_CONFIG_DIR")
+		if claudeDir == "" && opts.Dirs.Home != "" {
+			claudeDir = filepath.Join(opts.Dirs.Home, ".claude")
 		}
-		srcs, errs := hook.ClaudeSources(hook.ClaudeOptions{UserDir: claudeDir, Dir: o.dir, Worktree: o.worktree})
-		sources = append(sources, srcs...)
+		srcs, errs := hook.ClaudeSources(hook.ClaudeOptions{UserDir: claudeDir, Dir: dir, Worktree: worktree})
+		x.hooks = append(x.hooks, srcs...)
 		for _, err := range errs {
-			x.Problems = append(x.Problems, err.Error())
+			x.problems = append(x.problems, err.Error())
 		}
 	}
-	sources = append(sources, configSources(o.loaded.Config.Hooks, isProject)...)
-
+	cfg := loaded.Trusted
+	x.hooks = append(x.hooks, configSources(cfg.Hooks, isProject)...)
 	var userTools, projectTools []string
-	if o.opts.Dirs.Config != "" {
-		userTools = append(userTools, filepath.Join(o.opts.Dirs.Config, "tools"))
+	if opts.Dirs.Config != "" {
+		userTools = append(userTools, filepath.Join(opts.Dirs.Config, "tools"))
 	}
-	for _, d := range ancestorsDown(o.dir, o.worktree) {
+	for _, d := range ancestorsDown(dir, worktree) {
 		projectTools = append(projectTools, filepath.Join(d, ".codeloop", "tools"))
 	}
-	fromProject := isProject(o.loaded.Sources["custom_tools"])
-	for _, p := range o.loaded.Config.CustomTools {
+	fromProject := isProject(loaded.Sources["custom_tools"])
+	for _, p := range cfg.CustomTools {
 		if fromProject || isProject(p) {
 			projectTools = append(projectTools, p)
 		} else {
 			userTools = append(userTools, p)
 		}
 	}
-	userFiles, projectFiles := custom.Find(userTools), custom.Find(projectTools)
-	projectFiles = slices.DeleteFunc(projectFiles, func(p string) bool { return slices.Contains(userFiles, p) })
+	x.userTools, x.projectTools = custom.Find(userTools), custom.Find(projectTools)
+	x.projectTools = slices.DeleteFunc(x.projectTools, func(p string) bool { return slices.Contains(x.userTools, p) })
+	return x
+}
 
-	scripts := hook.ScriptFiles(o.worktree)
-	if o.dir != o.worktree {
-		scripts = append(scripts, hook.ScriptFiles(o.dir)...)
+// items lists the project's hooks and custom tools as trust items.
+func (x extSources) items(worktree string) []trust.Item {
+	var out []trust.Item
+	for _, h := range hook.Build(x.hooks, false).Skipped() {
+		cmd := h.Command
+		if len(h.Args) > 0 {
+			cmd += " " + strings.Join(h.Args, " ")
+		}
+		name := h.Event
+		if h.Matcher != "" {
+			name += " [" + h.Matcher + "]"
+		}
+		out = append(out, trust.Item{Kind: trust.KindHook, Name: name, Detail: cmd, File: h.Origin})
 	}
-	x.Digest = hook.Digest(sources, append(scripts, projectFiles...))
-	x.State = x.trust.State(x.Dir, x.Digest)
-	trusted := x.State == hook.Trusted
+	for _, t := range x.projectTools {
+		out = append(out, trust.Item{Kind: trust.KindTool, Name: filepath.Base(t), Detail: t, File: t})
+	}
+	return out
+}
 
-	x.Hooks = hook.Build(sources, trusted)
-	x.Skipped = x.Hooks.Skipped()
+// extOptions are what openExtensions reads.
+type extOptions struct {
+	opts      Options
+	loaded    *config.Loaded
+	dir       string
+	sources   extSources
+	trusted   bool
+	truncator *tool.Truncator
+	bus       *bus.Bus
+}
+
+// openExtensions builds the hooks and loads the custom tools that run: the
+// user's always, the project's only when the user trusts it.
+func openExtensions(ctx context.Context, o extOptions) *Extensions {
+	x := &Extensions{Problems: slices.Clone(o.sources.problems)}
+	x.Hooks = hook.Build(o.sources.hooks, o.trusted)
 	x.Problems = append(x.Problems, x.Hooks.Warnings()...)
-	files := userFiles
-	if trusted {
-		files = append(files, projectFiles...)
-	} else {
-		x.SkippedTools = projectFiles
+	files := o.sources.userTools
+	if o.trusted {
+		files = append(slices.Clip(files), o.sources.projectTools...)
 	}
 	if len(files) > 0 {
 		tools, errs := custom.Load(ctx, files, custom.Options{Truncator: o.truncator, Log: o.opts.Log})

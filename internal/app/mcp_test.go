@@ -53,7 +53,7 @@ finish stop
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv})
+	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}

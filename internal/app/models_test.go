@@ -41,7 +41,7 @@ func openTestAppWith(t *testing.T, config string, files map[string]string, withM
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv, NoMCP: !withMCP})
+	a, err := Open(context.Background(), Options{Dir: dir, Dirs: dirs, Getenv: getenv, NoMCP: !withMCP, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}

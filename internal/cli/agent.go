@@ -88,7 +88,7 @@ func loadAgents(ctx context.Context, e *env) (*config.Loaded, *agent.Registry, s
 	if err != nil {
 		return nil, nil, "", err
 	}
-	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: cwd, Getenv: e.getenv, Dirs: e.dirs})
+	loaded, err := e.loadConfig(ctx, cwd)
 	if err != nil {
 		return nil, nil, "", err
 	}

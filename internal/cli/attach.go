@@ -11,7 +11,6 @@ import (
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client/remote"
-	"github.com/codeloop/codeloop/internal/config"
 )
 
 // attachOptions are the flags of codeloop attach.
@@ -106,7 +105,7 @@ func (e *env) attach(cmd *cobra.Command, url string, o attachOptions) error {
 	// The interface's settings are the local config's: they belong to
 	// the terminal, not to the server's project.
 	if wd, err := os.Getwd(); err == nil {
-		if l, err := config.Load(ctx, config.LoadOptions{Cwd: wd, Getenv: e.getenv, Dirs: e.dirs}); err == nil {
+		if l, err := e.loadConfig(ctx, wd); err == nil {
 			o.tui.settings = l.Config.TUI
 		} else {
 			e.log.Warn("reading the local config for the interface's settings", "error", err)

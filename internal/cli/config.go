@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/config"
 )
 
@@ -24,7 +25,7 @@ func newDebugConfigCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			loaded, err := config.Load(cmd.Context(), config.LoadOptions{Cwd: cwd, Getenv: e.getenv, Dirs: e.dirs})
+			loaded, tr, err := app.LoadConfig(cmd.Context(), app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log})
 			if err != nil {
 				return err
 			}
@@ -43,7 +44,13 @@ func newDebugConfigCmd(e *env) *cobra.Command {
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "\nworktree: %s\n", loaded.Worktree)
+			fmt.Fprintf(e.stdout, "\nworktree: %s (%s)\n", loaded.Worktree, tr.Verdict.State)
+			if tr.Held() {
+				fmt.Fprintf(e.stdout, "held back until the project is trusted (codeloop trust):\n")
+				for _, it := range tr.Items {
+					fmt.Fprintf(e.stdout, "  %s\n", maskLine(tr.Line(it)))
+				}
+			}
 			if len(loaded.Dirs) > 0 {
 				fmt.Fprintf(e.stdout, "config directories:\n")
 				for _, d := range loaded.Dirs {

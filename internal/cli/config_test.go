@@ -108,6 +108,23 @@ func TestDebugConfigMasksSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
+	// Untrusted, the project's servers and provider settings are listed as
+	// held back, masked too.
+	if code := Run(context.Background(), []string{"debug", "config"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, s := range secrets {
+		if strings.Contains(out.String(), s) {
+			t.Errorf("debug config of the untrusted project prints the secret %q in clear", s)
+		}
+	}
+	if !strings.Contains(out.String(), "held back until the project is trusted") || !strings.Contains(out.String(), "gh-mcp") {
+		t.Errorf("debug config does not list what is held back:\n%s", out.String())
+	}
+	if code := Run(context.Background(), []string{"trust"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("trust: exit %d: %s", code, errOut.String())
+	}
+	out.Reset()
 	if code := Run(context.Background(), []string{"debug", "config"}, strings.NewReader(""), &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}

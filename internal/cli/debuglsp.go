@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/lsp"
 )
 
@@ -30,7 +29,7 @@ func newDebugLSPCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			loaded, err := config.Load(ctx, config.LoadOptions{Cwd: cwd, Getenv: e.getenv, Dirs: e.dirs})
+			loaded, err := e.loadConfig(ctx, cwd)
 			if err != nil {
 				return err
 			}

@@ -18,8 +18,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tailscale/hujson"
 
+	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/mcp"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 // mcpAuthTimeout bounds `codeloop mcp auth`: the time the user has to
@@ -38,15 +40,36 @@ func newMCPCmd(e *env) *cobra.Command {
 // loadMCP reads the config of the working directory and returns its MCP
 // servers.
 func loadMCP(ctx context.Context, e *env) (*config.Loaded, string, error) {
+	loaded, _, cwd, err := loadMCPTrust(ctx, e)
+	return loaded, cwd, err
+}
+
+// loadMCPTrust is loadMCP with the project's trust.
+func loadMCPTrust(ctx context.Context, e *env) (*config.Loaded, *app.Trust, string, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: cwd, Getenv: e.getenv, Dirs: e.dirs})
+	loaded, tr, err := app.LoadConfig(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log})
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	return loaded, cwd, nil
+	return loaded, tr, cwd, nil
+}
+
+// heldServers lists the MCP servers of the project's own files held back
+// for want of trust.
+func heldServers(tr *app.Trust) []trust.Item {
+	if !tr.Held() {
+		return nil
+	}
+	var out []trust.Item
+	for _, it := range tr.Items {
+		if it.Kind == trust.KindMCP {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // startMCP connects servers and waits until each has settled.
@@ -68,11 +91,12 @@ func mcpListCmd(e *env) *cobra.Command {
 		Short:   "List the configured MCP servers with their status and tool count",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			loaded, cwd, err := loadMCP(cmd.Context(), e)
+			loaded, tr, cwd, err := loadMCPTrust(cmd.Context(), e)
 			if err != nil {
 				return err
 			}
-			if len(loaded.Config.MCP) == 0 {
+			held := heldServers(tr)
+			if len(loaded.Config.MCP) == 0 && len(held) == 0 {
 				fmt.Fprintln(e.stdout, "No MCP servers are configured. Add one with: codeloop mcp add")
 				return nil
 			}
@@ -80,6 +104,10 @@ func mcpListCmd(e *env) *cobra.Command {
 			defer m.Close()
 			w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tTYPE\tSTATUS\tTOOLS\tDETAIL")
+			for _, it := range held {
+				fmt.Fprintf(w, "%s\t-\theld-back\t-\t%s\n", it.Name,
+					shortLine("the project is not trusted (codeloop trust): "+maskLine(it.Detail)))
+			}
 			for _, s := range m.Servers() {
 				cfg := loaded.Config.MCP[s.Name]
 				detail := cfg.URL

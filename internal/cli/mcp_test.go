@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -136,6 +137,14 @@ func TestMCPListAndDebug(t *testing.T) {
 	}}`
 	if err := os.WriteFile(filepath.Join(proj, "codeloop.json"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// Untrusted, the project's servers are listed as held back and none
+	// is started.
+	if out, errOut, code := mcpCLI(t, "mcp", "list"); code != 0 || !regexp.MustCompile(`(?m)^up +- +held-back`).MatchString(out) {
+		t.Fatalf("untrusted list: exit %d: %s%s", code, out, errOut)
+	}
+	if _, errOut, code := mcpCLI(t, "trust"); code != 0 {
+		t.Fatalf("trust: exit %d: %s", code, errOut)
 	}
 	out, errOut, code := mcpCLI(t, "mcp", "list")
 	if code != 0 {

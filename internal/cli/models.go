@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/llm/catalog"
 	"github.com/codeloop/codeloop/internal/provider"
@@ -21,7 +20,7 @@ func (e *env) registry(ctx context.Context) (*provider.Registry, *catalog.Source
 	if err != nil {
 		return nil, nil, err
 	}
-	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: cwd, Getenv: e.getenv, Dirs: e.dirs})
+	loaded, err := e.loadConfig(ctx, cwd)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -44,7 +44,7 @@ func newDebugPromptCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			loaded, err := config.Load(ctx, config.LoadOptions{Cwd: cwd, Getenv: e.getenv, Dirs: e.dirs})
+			loaded, err := e.loadConfig(ctx, cwd)
 			if err != nil {
 				return err
 			}

@@ -29,6 +29,7 @@ import (
 type runOptions struct {
 	model, agent, session, format, title, command string
 	sandbox                                       string
+	trustProject                                  bool
 	cont, fork, auto                              bool
 	files                                         []string
 	attach, token                                 string // run on a server (run --attach)
@@ -63,6 +64,7 @@ func newRunCmd(e *env) *cobra.Command {
 	f.StringVar(&o.title, "title", "", "title of a new session (default: one the model writes)")
 	f.BoolVar(&o.auto, "auto", false, "approve permission requests that no rule denies")
 	f.StringVar(&o.command, "command", "", "run a slash command, with the message as its arguments")
+	f.BoolVar(&o.trustProject, "trust-project", false, "trust this project's own commands and settings as they are now (for scripts that know the repository; see codeloop trust)")
 	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
 	f.StringVar(&o.attach, "attach", "", "run the prompt on a codeloop server (http://host:port or unix:///path; see codeloop serve)")
 	f.StringVar(&o.token, "token", "", "the server's token, with --attach (default: $"+tokenEnv+", else the server's state file)")
@@ -155,12 +157,13 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 		Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
 		AutoApprove: o.auto, NonInteractive: asker == nil, Sandbox: o.sandbox, NoLSPWarm: true,
+		TrustProject: o.trustProject,
 	})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	reportTrust(e.stderr, a.Extensions)
+	reportTrust(e.stderr, a.Trust)
 
 	// Everything that can fail is checked before a session is written:
 	// the agent, the session to continue, the command, the files and the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/llm"
@@ -54,4 +55,37 @@ func maskedJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return json.MarshalIndent(maskSecrets(tree), "", "  ")
+}
+
+// maskLine masks what looks secret in a line that shows a command or a URL:
+// the value of a flag or key=value pair named like a secret (--token X,
+// API_KEY=X, ?api_key=X).
+func maskLine(s string) string {
+	words := strings.Split(s, " ")
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if u, err := url.Parse(w); err == nil && u.RawQuery != "" {
+			q := u.Query()
+			for k, vs := range q {
+				if isSecretKey(k) {
+					for j := range vs {
+						vs[j] = llm.Mask(vs[j])
+					}
+				}
+			}
+			u.RawQuery = q.Encode()
+			words[i] = u.String()
+			continue
+		}
+		name := strings.TrimLeft(w, "-")
+		if k, v, ok := strings.Cut(name, "="); ok && isSecretKey(k) && v != "" {
+			words[i] = w[:len(w)-len(v)] + llm.Mask(v)
+			continue
+		}
+		if strings.HasPrefix(w, "-") && isSecretKey(name) && i+1 < len(words) {
+			words[i+1] = llm.Mask(words[i+1])
+			i++
+		}
+	}
+	return strings.Join(words, " ")
 }

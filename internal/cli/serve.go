@@ -182,7 +182,7 @@ func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	loaded, err := config.Load(ctx, config.LoadOptions{Cwd: cwd, Getenv: e.getenv, Dirs: e.dirs})
+	loaded, err := e.loadConfig(ctx, cwd)
 	if err != nil {
 		return err
 	}

@@ -2,30 +2,34 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/hook"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 func newTrustCmd(e *env) *cobra.Command {
 	var revoke, check bool
 	cmd := &cobra.Command{
 		Use:   "trust",
-		Short: "Let this project's hooks and custom tools run",
-		Long: "Hooks and custom tools defined in a project's own files (.claude/settings.json,\n" +
-			".claude/settings.local.json, the project's codeloop or opencode config, .codeloop/tools)\n" +
-			"do not run until you trust the project. codeloop trust lists them and trusts them as\n" +
-			"they are now; when they change (a new hook, an edited script or tool) they stop\n" +
-			"running until you trust the project again. Hooks and tools of your own user\n" +
-			"configuration always run. See docs/hooks.md.",
+		Short: "Let this project's own commands and settings apply",
+		Long: "A project's own files can name commands for codeloop to run (MCP servers, language\n" +
+			"servers, formatters, hooks, custom tools, a shell, the shell snippets of its command\n" +
+			"templates) and settings that loosen a protection (permission rules, the sandbox, the\n" +
+			"server's exposure, a provider's address). None of them applies until you trust the\n" +
+			"project: your own configuration wins, and only what makes codeloop stricter is taken.\n" +
+			"codeloop trust lists them and trusts the project as its files are now; when one of\n" +
+			"those files changes, codeloop says what changed and holds them back again until you\n" +
+			"trust it again. See docs/security.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cwd, err := os.Getwd()
@@ -38,11 +42,11 @@ func newTrustCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			x := a.Extensions
+			t := a.Trust
 			switch {
 			case check:
-				describeTrust(e.stdout, x)
-				if x.State != hook.Trusted && x.Untrusted() {
+				describeTrust(e.stdout, t)
+				if t.Held() {
 					return &exitCodeError{code: exitError}
 				}
 				return nil
@@ -50,87 +54,62 @@ func newTrustCmd(e *env) *cobra.Command {
 				if err := a.RevokeTrust(); err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "%s is no longer trusted: its hooks and custom tools do not run.\n", x.Dir)
+				fmt.Fprintf(e.stdout, "%s is no longer trusted: its own commands and settings are held back.\n", t.Dir)
 				return nil
 			}
-			describeTrust(e.stdout, x)
+			describeTrust(e.stdout, t)
 			if err := a.TrustProject(); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "Trusted %s: its hooks and custom tools run from the next start.\n", x.Dir)
+			fmt.Fprintf(e.stdout, "Trusted %s: its own commands and settings apply from the next start.\n", t.Dir)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "stop trusting this project")
-	cmd.Flags().BoolVar(&check, "check", false, "only show what would run and whether the project is trusted (exit status 1 when not)")
+	cmd.Flags().BoolVar(&check, "check", false, "only list what the project's files would run or loosen and whether it is trusted (exit status 1 when something is held back)")
 	return cmd
 }
 
-// describeTrust lists the project's hooks and tools and its trust.
-func describeTrust(w io.Writer, x *app.Extensions) {
-	state := map[hook.TrustState]string{hook.Untrusted: "not trusted", hook.Trusted: "trusted",
-		hook.Changed: "trusted before, but its hooks or tools changed since"}[x.State]
-	fmt.Fprintf(w, "Project %s: %s.\n", x.Dir, state)
-	if len(x.Skipped) > 0 {
-		fmt.Fprintln(w, "Hooks from the project's files:")
-		for _, h := range x.Skipped {
-			fmt.Fprintf(w, "  %s %s: %s (%s)\n", h.Event, matcherLabel(h.Matcher), h.Command, rel(x.Dir, h.Origin))
-		}
+// describeTrust says whether the project is trusted, what changed since,
+// and lists every item of its own files: kind, name, command line or
+// value, file and line.
+func describeTrust(w io.Writer, t *app.Trust) {
+	if msg := t.Warning(); msg != "" {
+		fmt.Fprintln(w, msg)
 	}
-	if len(x.SkippedTools) > 0 {
-		fmt.Fprintln(w, "Custom tools from the project:")
-		for _, t := range x.SkippedTools {
-			fmt.Fprintf(w, "  %s\n", rel(x.Dir, t))
-		}
+	fmt.Fprintf(w, "Project %s: %s.\n", t.Dir, t.Verdict.State)
+	for _, c := range t.Verdict.Changes {
+		fmt.Fprintf(w, "  %s\n", c)
 	}
-}
-
-func matcherLabel(m string) string {
-	if m == "" {
-		return "(all)"
-	}
-	return "[" + m + "]"
-}
-
-func rel(dir, p string) string {
-	if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
-}
-
-// reportTrust tells a run's user which of the project's hooks and tools
-// were skipped and how to let them run.
-func reportTrust(w io.Writer, x *app.Extensions) {
-	if x == nil || !x.Untrusted() {
+	if len(t.Items) == 0 {
+		fmt.Fprintln(w, "Its files name no commands and loosen no setting.")
 		return
 	}
-	var what []string
-	if n := len(x.Skipped); n > 0 {
-		what = append(what, countOf(n, "hook"))
+	if t.Verdict.Trusted() {
+		fmt.Fprintln(w, "What its files make codeloop run or loosen:")
+	} else {
+		fmt.Fprintln(w, "Held back until you trust it:")
 	}
-	if n := len(x.SkippedTools); n > 0 {
-		what = append(what, countOf(n, "custom tool"))
-	}
-	why := "this project is not trusted"
-	if x.State == hook.Changed {
-		why = "they changed since you trusted this project"
-	}
-	fmt.Fprintf(w, "skipped the project's %s: %s; review them with `codeloop trust --check`, then run `codeloop trust`\n",
-		strings.Join(what, " and "), why)
-	for _, h := range x.Skipped {
-		fmt.Fprintf(w, "  skipped %s hook %s (%s)\n", h.Event, h.Command, rel(x.Dir, h.Origin))
-	}
-	for _, t := range x.SkippedTools {
-		fmt.Fprintf(w, "  skipped tool %s\n", rel(x.Dir, t))
+	for _, it := range t.Items {
+		fmt.Fprintf(w, "  %s\n", t.Line(it))
 	}
 }
 
-func countOf(n int, s string) string {
-	if n == 1 {
-		return "1 " + s
+// reportTrust tells a run's user, in one line, what of the project's own
+// files was held back and how to let it apply.
+func reportTrust(w io.Writer, t *app.Trust) {
+	if msg := t.Warning(); msg != "" {
+		fmt.Fprintln(w, msg)
 	}
-	return fmt.Sprintf("%d %ss", n, s)
+	if !t.Held() {
+		return
+	}
+	why := "this project is not trusted"
+	if t.Verdict.State == trust.Changed {
+		why = "its files changed since you trusted it (" + strings.Join(t.Verdict.Changes, ", ") + ")"
+	}
+	fmt.Fprintf(w, "skipped the project's %s: %s; review them with `codeloop trust --check`, then run `codeloop trust` (or pass --trust-project)\n",
+		trust.Summary(t.Items), why)
 }
 
 // hookNotice prints a hook's notice for a run; it reports whether ev was
@@ -155,16 +134,35 @@ func hookNotice(out *runOutput, ev bus.Event) bool {
 }
 
 // askTrust asks on the terminal, before the interface opens, whether to
-// trust a project whose own hooks or tools would not run, and reports the
-// answer. Anything but yes leaves them off.
-func (e *env) askTrust(x *app.Extensions) bool {
-	describeTrust(e.stderr, x)
-	fmt.Fprint(e.stderr, "Trust this project and let them run? They run commands on your machine. [y/N] ")
-	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
+// trust a project whose own files name commands or loosen settings, and
+// reports the answer: trust, not now, or show the details first. Anything
+// but trust leaves them held back.
+func (e *env) askTrust(t *app.Trust) bool {
+	in := bufio.NewReader(e.stdin)
+	fmt.Fprintf(e.stderr, "This project's files would make codeloop run commands or loosen settings (%s).\n", trust.Summary(t.Items))
+	if t.Verdict.State == trust.Changed {
+		fmt.Fprintf(e.stderr, "You trusted it before, but these files changed since: %s.\n", strings.Join(t.Verdict.Changes, ", "))
 	}
-	fmt.Fprintln(e.stderr, "Not trusted: the project's hooks and tools stay off (`codeloop trust` changes that).")
-	return false
+	for {
+		fmt.Fprint(e.stderr, "Trust this project? They run on your machine. [t]rust, [n]ot now, [d]etails: ")
+		line, err := in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "t", "trust", "y", "yes":
+			return true
+		case "d", "details":
+			describeTrust(e.stderr, t)
+			if err == nil {
+				continue
+			}
+		}
+		fmt.Fprintln(e.stderr, "Not trusted: the project's own commands and settings stay held back (`codeloop trust` changes that).")
+		return false
+	}
+}
+
+// loadConfig loads the config in force for dir: the project's own
+// commands and settings held back unless the user trusts it.
+func (e *env) loadConfig(ctx context.Context, dir string) (*config.Loaded, error) {
+	loaded, _, err := app.LoadConfig(ctx, app.Options{Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log})
+	return loaded, err
 }

@@ -22,6 +22,7 @@ import (
 type tuiOptions struct {
 	model, agent, session, prompt string
 	sandbox                       string
+	trustProject                  bool
 	cont                          bool
 	// dir is the project's local directory, for @ completion; empty when
 	// attached to a server.
@@ -41,6 +42,7 @@ func addTUIFlags(root *cobra.Command, o *tuiOptions) {
 	f.StringVarP(&o.model, "model", "m", "", "model to use, as provider/model")
 	f.StringVar(&o.agent, "agent", "", "agent to use")
 	f.StringVar(&o.prompt, "prompt", "", "prompt to send when the interface opens")
+	f.BoolVar(&o.trustProject, "trust-project", false, "trust this project's own commands and settings as they are now, without asking (see codeloop trust)")
 	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
 }
 
@@ -80,13 +82,15 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 	}
 	ctx := cmd.Context()
 	// The app outlives an interrupt long enough to save the session.
-	opts := app.Options{Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox}
+	opts := app.Options{Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox,
+		TrustProject: o.trustProject}
 	a, err := app.Open(context.WithoutCancel(ctx), opts)
 	if err != nil {
 		return err
 	}
-	if a.Extensions != nil && a.Extensions.Untrusted() && e.askTrust(a.Extensions) {
-		// Trusted now: open again so the project's hooks and tools load.
+	if a.Trust.Held() && e.askTrust(a.Trust) {
+		// Trusted now: open again so the project's own commands and
+		// settings apply.
 		if err := a.TrustProject(); err != nil {
 			a.Close()
 			return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/paths"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 // LoadOptions say where to look for config.
@@ -23,6 +24,11 @@ type LoadOptions struct {
 	// Dirs are codeloop's directories; Dirs.Config is the global config
 	// directory and Dirs.Home the home directory.
 	Dirs paths.Dirs
+	// KnownProvider reports whether a provider id is one codeloop knows
+	// credentials for without any config (the catalog's); a project's
+	// address for such a provider is held back until it is trusted. Nil
+	// means every provider is.
+	KnownProvider func(id string) bool
 }
 
 // Names of the config files, in the order they are read within one
@@ -30,8 +36,8 @@ type LoadOptions struct {
 var (
 	globalOpenCodeFiles = []string{"config.json", "opencode.json", "opencode.jsonc"}
 	globalCodeloopFiles = []string{"config.json", "codeloop.json", "codeloop.jsonc"}
-	projectFiles        = []string{"opencode.json", "opencode.jsonc", "codeloop.json", "codeloop.jsonc"}
-	dirNames            = []string{".opencode", ".codeloop"}
+	projectFiles        = trust.ConfigFiles()
+	dirNames            = trust.ConfigDirs()
 )
 
 // Load reads and merges every config source, later ones winning:
@@ -47,6 +53,11 @@ var (
 //  5. the text of OPENCODE_CONFIG_CONTENT and CODELOOP_CONFIG_CONTENT
 //  6. OPENCODE_PERMISSION and CODELOOP_PERMISSION, each a permission value
 //
+// Files of the project (3, and the project's directories of 4) are read
+// twice: in full into Loaded.Trusted, and into Loaded.Guarded without
+// {env:}/{file:} substitution and without what they would run or loosen
+// (Loaded.HeldBack lists it). Loaded.Config is Guarded until Use(true).
+//
 // Errors in a file are *Error values naming the file, line and column.
 func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	getenv := opts.Getenv
@@ -61,12 +72,14 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	if home == "" {
 		home = getenv("HOME")
 	}
-	l := &loader{getenv: getenv, home: home, out: &Loaded{
-		Config:   &Config{},
+	l := &loader{getenv: getenv, home: home, known: opts.KnownProvider, out: &Loaded{
+		Trusted:  &Config{},
+		Guarded:  &Config{},
 		Sources:  map[string]string{},
 		Worktree: worktree(cwd),
 	}}
 	out := l.out
+	l.root = out.Worktree
 
 	// 1. Global directories.
 	l.dir(ctx, opts.Dirs.OpenCodeConfig(getenv), globalOpenCodeFiles)
@@ -83,21 +96,25 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	project := getenv("CODELOOP_DISABLE_PROJECT_CONFIG") == "" && getenv("OPENCODE_DISABLE_PROJECT_CONFIG") == ""
 	chain := ancestors(cwd, out.Worktree)
 	if project {
+		l.project = true
 		for _, d := range chain {
 			for _, f := range projectFiles {
 				l.file(ctx, filepath.Join(d, f), false)
 			}
 		}
+		l.project = false
 	}
 
 	// 4. Config directories.
 	var dirs []string
 	if project {
+		l.project = true
 		for _, d := range chain {
 			for _, n := range dirNames {
-				dirs = append(dirs, filepath.Join(d, n))
+				l.dir(ctx, filepath.Join(d, n), projectFiles)
 			}
 		}
+		l.project = false
 	}
 	if home != "" {
 		for _, n := range dirNames {
@@ -132,6 +149,8 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	out.HeldBack = trust.Sort(append(out.HeldBack, l.acc.finish(out.Guarded)...))
+	out.Config = out.Guarded
 	return out, nil
 }
 
@@ -141,6 +160,21 @@ type loader struct {
 	home   string
 	out    *Loaded
 	err    error
+	// project is set while the project's own files are read; root is the
+	// project's directory.
+	project bool
+	root    string
+	acc     guarded
+	known   func(string) bool
+}
+
+// credentials reports whether the user's credentials could reach provider
+// id: the catalog knows it, or the user's config defines it.
+func (l *loader) credentials(id string) bool {
+	if _, ok := l.out.Guarded.Provider[id]; ok {
+		return true
+	}
+	return l.known == nil || l.known(id)
 }
 
 // dir records d as a config directory when it exists and reads its files.
@@ -149,6 +183,9 @@ func (l *loader) dir(ctx context.Context, d string, files []string) {
 		return
 	}
 	l.out.Dirs = append(l.out.Dirs, d)
+	if l.project {
+		l.out.ProjectDirs = append(l.out.ProjectDirs, d)
+	}
 	for _, f := range files {
 		l.file(ctx, filepath.Join(d, f), false)
 	}
@@ -180,24 +217,42 @@ func (l *loader) file(ctx context.Context, path string, required bool) {
 		return
 	}
 	l.out.Files = append(l.out.Files, path)
+	if l.project {
+		l.out.ProjectFiles = append(l.out.ProjectFiles, path)
+	}
 	l.text(path, data, filepath.Dir(path))
 }
 
-// text parses one config text and merges it in.
+// text parses one config text and merges it into both views: in full into
+// Trusted, and into Guarded either in full (the user's) or, for the
+// project's own files, without substitution and with what they would run
+// or loosen held back.
 func (l *loader) text(name string, data []byte, dir string) {
 	if l.err != nil {
 		return
 	}
-	layer, err := parseLayer(data, ParseOptions{Name: name, Dir: dir, Home: l.home, Getenv: l.getenv})
+	opts := ParseOptions{Name: name, Dir: dir, Home: l.home, Getenv: l.getenv}
+	layer, err := parseLayer(data, opts)
 	if err != nil {
 		l.err = err
 		return
 	}
 	stampLayer(layer.cfg, name, dir, l.home)
-	merge(l.out.Config, layer.cfg)
+	merge(l.out.Trusted, layer.cfg)
 	for _, k := range layer.keys {
 		l.out.Sources[k] = name
 	}
+	opts.NoSubstitute = l.project
+	again, err := parseLayer(data, opts)
+	if err != nil {
+		l.err = err
+		return
+	}
+	stampLayer(again.cfg, name, dir, l.home)
+	if l.project {
+		l.out.HeldBack = append(l.out.HeldBack, guard(again.cfg, name, data, l.root, l.credentials, &l.acc)...)
+	}
+	merge(l.out.Guarded, again.cfg)
 }
 
 // stampLayer records which file each hook group came from, and makes the
@@ -224,16 +279,18 @@ func (l *loader) permission(name, text string) {
 	if l.err != nil {
 		return
 	}
-	layer, err := parseLayer([]byte(`{"permission":`+text+"\n}"), ParseOptions{Name: name, Home: l.home, Getenv: l.getenv})
-	if err != nil {
-		var ce *Error
-		if errors.As(err, &ce) {
-			ce.Line, ce.Col = 0, 0 // positions in the wrapper would mislead
+	for _, dst := range []*Config{l.out.Trusted, l.out.Guarded} {
+		layer, err := parseLayer([]byte(`{"permission":`+text+"\n}"), ParseOptions{Name: name, Home: l.home, Getenv: l.getenv})
+		if err != nil {
+			var ce *Error
+			if errors.As(err, &ce) {
+				ce.Line, ce.Col = 0, 0 // positions in the wrapper would mislead
+			}
+			l.err = err
+			return
 		}
-		l.err = err
-		return
+		merge(dst, layer.cfg)
 	}
-	merge(l.out.Config, layer.cfg)
 	l.out.Sources["permission"] = name
 }
 

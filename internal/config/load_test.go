@@ -233,7 +233,7 @@ func TestLoadMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := got.Config
+	c := got.Trusted // the project is trusted: its files apply in full
 	if !reflect.DeepEqual(c.Instructions, []string{"a.md", "b.md", "c.md"}) {
 		t.Errorf("instructions = %v", c.Instructions)
 	}
@@ -245,11 +245,11 @@ func TestLoadMerge(t *testing.T) {
 		t.Errorf("custom option = %v, want deep-merged", p.Options.Extra["custom"])
 	}
 	build := c.Agent["build"]
-	wantAgentRules := Permission{{"bash", "*", "ask"}, {"bash", "git *", "allow"}, {"bash", "*", "deny"}}
+	wantAgentRules := Permission{{Permission: "bash", Pattern: "*", Action: "ask"}, {Permission: "bash", Pattern: "git *", Action: "allow"}, {Permission: "bash", Pattern: "*", Action: "deny"}}
 	if build.Model != "p/m" || *build.Temperature != 0.2 || *build.TopP != 0.5 || !reflect.DeepEqual(build.Permission, wantAgentRules) {
 		t.Errorf("agent build = %+v", build)
 	}
-	wantRules := Permission{{"edit", "*", "ask"}, {"bash", "*", "ask"}, {"bash", "ls *", "allow"}}
+	wantRules := Permission{{Permission: "edit", Pattern: "*", Action: "ask"}, {Permission: "bash", Pattern: "*", Action: "ask"}, {Permission: "bash", Pattern: "ls *", Action: "allow"}}
 	if !reflect.DeepEqual(c.Permission, wantRules) {
 		t.Errorf("permission = %v, want %v", c.Permission, wantRules)
 	}
@@ -281,9 +281,9 @@ func TestLoadPermissionEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Permission{{"bash", "*", "allow"}, {"bash", "*", "deny"}, {"*", "*", "ask"}}
-	if !reflect.DeepEqual(got.Config.Permission, want) || got.Sources["permission"] != "CODELOOP_PERMISSION" {
-		t.Errorf("permission = %v from %q", got.Config.Permission, got.Sources["permission"])
+	want := Permission{{Permission: "bash", Pattern: "*", Action: "allow"}, {Permission: "bash", Pattern: "*", Action: "deny"}, {Permission: "*", Pattern: "*", Action: "ask"}}
+	if !reflect.DeepEqual(got.Trusted.Permission, want) || got.Sources["permission"] != "CODELOOP_PERMISSION" {
+		t.Errorf("permission = %v from %q", got.Trusted.Permission, got.Sources["permission"])
 	}
 }
 

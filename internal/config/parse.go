@@ -29,6 +29,10 @@ type ParseOptions struct {
 	Home string
 	// Getenv looks up {env:} variables; nil means none are set.
 	Getenv func(string) string
+	// NoSubstitute leaves {env:} and {file:} out: each is replaced by
+	// nothing. Files of a project the user has not trusted are read so,
+	// since a value could carry a secret to a server the project names.
+	NoSubstitute bool
 }
 
 // Parse parses one config text: JSONC with {env:} and {file:} substitution,
@@ -49,7 +53,7 @@ func parseLayer(data []byte, opts ParseOptions) (*layer, error) {
 		getenv = func(string) string { return "" }
 	}
 	src := &source{name: opts.Name, orig: data}
-	if err := src.substitute(getenv, opts.Dir, opts.Home); err != nil {
+	if err := src.substitute(getenv, opts.Dir, opts.Home, opts.NoSubstitute); err != nil {
 		return nil, err
 	}
 	l := &layer{name: opts.Name, cfg: &Config{}}

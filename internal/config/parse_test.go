@@ -57,13 +57,13 @@ func TestParseReference(t *testing.T) {
 		t.Errorf("agent options = %v, want unknown keys merged in", review.Options)
 	}
 	wantRules := Permission{
-		{"edit", "*", "ask"},
-		{"bash", "*", "ask"},
-		{"bash", "git status", "allow"},
-		{"bash", "git *", "ask"},
-		{"bash", "rm *", "deny"},
-		{"external_directory", "~/src/**", "allow"},
-		{"webfetch", "*", "allow"},
+		{Permission: "edit", Pattern: "*", Action: "ask"},
+		{Permission: "bash", Pattern: "*", Action: "ask"},
+		{Permission: "bash", Pattern: "git status", Action: "allow"},
+		{Permission: "bash", Pattern: "git *", Action: "ask"},
+		{Permission: "bash", Pattern: "rm *", Action: "deny"},
+		{Permission: "external_directory", Pattern: "~/src/**", Action: "allow"},
+		{Permission: "webfetch", Pattern: "*", Action: "allow"},
 	}
 	if !reflect.DeepEqual(cfg.Permission, wantRules) {
 		t.Errorf("permission =\n%v\nwant\n%v", cfg.Permission, wantRules)
@@ -78,7 +78,7 @@ func TestParseReference(t *testing.T) {
 	// No loss: the file's values, with the documented moves applied, equal
 	// the marshalled config.
 	src := &source{name: name, orig: data}
-	if err := src.substitute(env, "testdata", ""); err != nil {
+	if err := src.substitute(env, "testdata", "", false); err != nil {
 		t.Fatal(err)
 	}
 	std, err := hujson.Standardize(src.text)
@@ -256,14 +256,14 @@ func TestPermissionForms(t *testing.T) {
 		want       Permission
 		marshal    string
 	}{
-		{"action for everything", `"allow"`, Permission{{"*", "*", "allow"}}, `{"*":"allow"}`},
-		{"string per permission", `{"read": "deny", "edit": "ask"}`, Permission{{"read", "*", "deny"}, {"edit", "*", "ask"}}, `{"read":"deny","edit":"ask"}`},
+		{"action for everything", `"allow"`, Permission{{Permission: "*", Pattern: "*", Action: "allow"}}, `{"*":"allow"}`},
+		{"string per permission", `{"read": "deny", "edit": "ask"}`, Permission{{Permission: "read", Pattern: "*", Action: "deny"}, {Permission: "edit", Pattern: "*", Action: "ask"}}, `{"read":"deny","edit":"ask"}`},
 		{"patterns keep file order", `{"bash": {"z*": "deny", "a*": "allow", "*": "ask"}}`,
-			Permission{{"bash", "z*", "deny"}, {"bash", "a*", "allow"}, {"bash", "*", "ask"}}, `{"bash":{"z*":"deny","a*":"allow","*":"ask"}}`},
+			Permission{{Permission: "bash", Pattern: "z*", Action: "deny"}, {Permission: "bash", Pattern: "a*", Action: "allow"}, {Permission: "bash", Pattern: "*", Action: "ask"}}, `{"bash":{"z*":"deny","a*":"allow","*":"ask"}}`},
 		{"home is not expanded", `{"external_directory": {"~/x/*": "allow", "$HOME/y": "deny"}}`,
-			Permission{{"external_directory", "~/x/*", "allow"}, {"external_directory", "$HOME/y", "deny"}}, `{"external_directory":{"~/x/*":"allow","$HOME/y":"deny"}}`},
+			Permission{{Permission: "external_directory", Pattern: "~/x/*", Action: "allow"}, {Permission: "external_directory", Pattern: "$HOME/y", Action: "deny"}}, `{"external_directory":{"~/x/*":"allow","$HOME/y":"deny"}}`},
 		{"list form", `[{"permission": "a", "pattern": "*", "action": "allow"}, {"permission": "b", "pattern": "*", "action": "deny"}, {"permission": "a", "pattern": "x", "action": "deny"}]`,
-			Permission{{"a", "*", "allow"}, {"b", "*", "deny"}, {"a", "x", "deny"}}, `[{"permission":"a","pattern":"*","action":"allow"},{"permission":"b","pattern":"*","action":"deny"},{"permission":"a","pattern":"x","action":"deny"}]`},
+			Permission{{Permission: "a", Pattern: "*", Action: "allow"}, {Permission: "b", Pattern: "*", Action: "deny"}, {Permission: "a", Pattern: "x", Action: "deny"}}, `[{"permission":"a","pattern":"*","action":"allow"},{"permission":"b","pattern":"*","action":"deny"},{"permission":"a","pattern":"x","action":"deny"}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

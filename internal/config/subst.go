@@ -79,9 +79,13 @@ func (s *source) errAt(n int, key, msg string) *Error {
 // substitute replaces {env:VAR} with the variable's value (empty when unset)
 // and then {file:path} with the file's trimmed content, escaped for a JSON
 // string. Paths are relative to dir; ~/ means the home directory. {file:}
-// on a line that starts with // is left alone.
-func (s *source) substitute(getenv func(string) string, dir, home string) error {
+// on a line that starts with // is left alone. With none, both kinds of
+// token are replaced by nothing.
+func (s *source) substitute(getenv func(string) string, dir, home string, none bool) error {
 	s.text = s.orig
+	if none {
+		getenv = func(string) string { return "" }
+	}
 	var edits []edit
 	s.text = replaceTokens(s.text, envToken, &edits, func(m []int, text []byte) ([]byte, error) {
 		return []byte(getenv(strings.TrimSpace(string(text[m[2]:m[3]])))), nil
@@ -92,6 +96,9 @@ func (s *source) substitute(getenv func(string) string, dir, home string) error 
 	s.text = replaceTokens(s.text, fileToken, &edits, func(m []int, text []byte) ([]byte, error) {
 		if err != nil || inLineComment(text, m[0]) {
 			return nil, errSkip
+		}
+		if none {
+			return nil, nil
 		}
 		name := strings.TrimSpace(string(text[m[2]:m[3]]))
 		p := name

@@ -3,10 +3,18 @@
 // strict validation with file, line and column in every error, and the JSON
 // Schema generated from the types below.
 //
-// It imports only internal/paths; every other package may import it.
+// It imports only internal/paths and internal/trust; every other package
+// may import it.
 package config
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/codeloop/codeloop/internal/trust"
+)
 
 // Config is the whole configuration, the shape of one config file and of the
 // merged result. The JSON names are OpenCode's, so an OpenCode config file is
@@ -119,6 +127,9 @@ type Command struct {
 	Model       string `json:"model,omitempty"`
 	Variant     string `json:"variant,omitempty"`
 	Subtask     *bool  `json:"subtask,omitempty"`
+	// Held marks a command of a project the user has not trusted: its
+	// !`…` snippets do not run.
+	Held bool `json:"-"`
 }
 
 // Agent configures one agent, built in or custom. Keys the type does not
@@ -389,11 +400,26 @@ type PermissionRule struct {
 	Permission string `json:"permission"`
 	Pattern    string `json:"pattern"`
 	Action     string `json:"action"`
+	// Floor marks a rule from a project the user has not trusted: it can
+	// make the user's rules stricter, never looser.
+	Floor bool `json:"-"`
 }
 
 // Loaded is the result of Load: the merged config and where it came from.
 type Loaded struct {
+	// Config is the merged config in force: Guarded until Use(true).
 	Config *Config
+	// Trusted is the merged config with the project's own files applied
+	// in full; Guarded the same with what they would run or loosen held
+	// back (see package trust), which is what applies until the user
+	// trusts the project.
+	Trusted, Guarded *Config
+	// HeldBack lists what the project's own config files would make
+	// codeloop run or loosen, held back in Guarded.
+	HeldBack []trust.Item
+	// ProjectFiles are the config files read from the project, and
+	// ProjectDirs its config directories (.opencode, .codeloop).
+	ProjectFiles, ProjectDirs []string
 	// Sources maps each top-level key to the file that set it last.
 	Sources map[string]string
 	// Dirs are the config directories found, in merge order: the global
@@ -407,4 +433,26 @@ type Loaded struct {
 	Worktree string
 	// Files are the config files read, in merge order.
 	Files []string
+}
+
+// Use puts the trusted config in force when trusted, else the guarded one.
+func (l *Loaded) Use(trusted bool) {
+	l.Config = l.Guarded
+	if trusted {
+		l.Config = l.Trusted
+	}
+}
+
+// ProjectFile reports whether path is one of the project's own config
+// files or lies in one of its config directories.
+func (l *Loaded) ProjectFile(path string) bool {
+	if slices.Contains(l.ProjectFiles, path) {
+		return true
+	}
+	for _, d := range l.ProjectDirs {
+		if path == d || strings.HasPrefix(path, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }

@@ -27,6 +27,10 @@ type Rule struct {
 	Permission string `json:"permission"`
 	Pattern    string `json:"pattern"`
 	Action     Action `json:"action"`
+	// Floor marks a rule of a project the user has not trusted: such
+	// rules are evaluated apart from the others and can only make the
+	// answer stricter (see Evaluate).
+	Floor bool `json:"floor,omitempty"`
 }
 
 // Ruleset is an ordered list of rules; the last matching rule wins.

@@ -141,11 +141,11 @@ func TestAliasRules(t *testing.T) {
 		rules Ruleset
 		want  string
 	}{
-		{Ruleset{{"bash", "*", Ask}, {"bash", "python *", Allow}}, "allow"},
-		{Ruleset{{"bash", "*", Allow}, {"bash", "python3.12 *", Deny}}, "deny"},
-		{Ruleset{{"bash", "*", Allow}, {"bash", "python3* *", Ask}}, "ask"},
-		{Ruleset{{"bash", "*", Deny}, {"bash", "python *", Allow}}, "allow"},
-		{Ruleset{{"bash", "*", Allow}, {"bash", "python3.12 *", Deny}, {"bash", "python *", Allow}}, "deny"},
+		{Ruleset{{Permission: "bash", Pattern: "*", Action: Ask}, {Permission: "bash", Pattern: "python *", Action: Allow}}, "allow"},
+		{Ruleset{{Permission: "bash", Pattern: "*", Action: Allow}, {Permission: "bash", Pattern: "python3.12 *", Action: Deny}}, "deny"},
+		{Ruleset{{Permission: "bash", Pattern: "*", Action: Allow}, {Permission: "bash", Pattern: "python3* *", Action: Ask}}, "ask"},
+		{Ruleset{{Permission: "bash", Pattern: "*", Action: Deny}, {Permission: "bash", Pattern: "python *", Action: Allow}}, "allow"},
+		{Ruleset{{Permission: "bash", Pattern: "*", Action: Allow}, {Permission: "bash", Pattern: "python3.12 *", Action: Deny}, {Permission: "bash", Pattern: "python *", Action: Allow}}, "deny"},
 	}
 	for i, tt := range tests {
 		err := svc.Ask(t.Context(), tt.rules, req)

@@ -14,17 +14,51 @@ import (
 // across the rulesets, taken in order, whose Permission matches permission
 // and whose Pattern matches value. When none does it returns an ask rule for
 // everything and false.
+//
+// Floor rules (those of a project the user has not trusted) are evaluated
+// apart: the last matching floor rule wins over the others only when its
+// action is stricter (deny over ask over allow), so such a project can
+// tighten the user's rules and never loosen them.
 func Evaluate(permission, value string, rulesets ...Ruleset) (Rule, bool) {
-	for i := len(rulesets) - 1; i >= 0; i-- {
+	var found, floor Rule
+	ok, fok := false, false
+	for i := len(rulesets) - 1; i >= 0 && !(ok && fok); i-- {
 		rs := rulesets[i]
 		for j := len(rs) - 1; j >= 0; j-- {
 			r := rs[j]
+			if (r.Floor && fok) || (!r.Floor && ok) {
+				continue
+			}
 			if Match(permission, r.Permission) && Match(value, r.Pattern) {
-				return r, true
+				if r.Floor {
+					floor, fok = r, true
+				} else {
+					found, ok = r, true
+				}
+				if ok && fok {
+					break
+				}
 			}
 		}
 	}
-	return Rule{Permission: permission, Pattern: "*", Action: Ask}, false
+	if !ok {
+		found = Rule{Permission: permission, Pattern: "*", Action: Ask}
+	}
+	if fok && strictness(floor.Action) > strictness(found.Action) {
+		return floor, true
+	}
+	return found, ok
+}
+
+// strictness orders actions: allow, ask, deny.
+func strictness(a Action) int {
+	switch a {
+	case Deny:
+		return 2
+	case Ask:
+		return 1
+	}
+	return 0
 }
 
 // Merge joins rulesets into one; rules of later rulesets take precedence.
@@ -46,7 +80,7 @@ func Merge(rulesets ...Ruleset) Ruleset {
 func FromConfig(p config.Permission, home string) Ruleset {
 	out := make(Ruleset, 0, len(p))
 	for _, r := range p {
-		out = append(out, Rule{Permission: r.Permission, Pattern: expandHome(r.Pattern, home), Action: Action(r.Action)})
+		out = append(out, Rule{Permission: r.Permission, Pattern: expandHome(r.Pattern, home), Action: Action(r.Action), Floor: r.Floor})
 	}
 	return out
 }
@@ -136,14 +170,16 @@ func Disabled(tools []string, rs Ruleset) map[string]bool {
 	out := make(map[string]bool)
 	for _, tool := range tools {
 		perm := ToolPermission(tool)
-		for i := len(rs) - 1; i >= 0; i-- {
-			if !Match(perm, rs[i].Permission) {
-				continue
+		for _, floor := range []bool{false, true} {
+			for i := len(rs) - 1; i >= 0; i-- {
+				if rs[i].Floor != floor || !Match(perm, rs[i].Permission) {
+					continue
+				}
+				if rs[i].Pattern == "*" && rs[i].Action == Deny {
+					out[tool] = true
+				}
+				break
 			}
-			if rs[i].Pattern == "*" && rs[i].Action == Deny {
-				out[tool] = true
-			}
-			break
 		}
 	}
 	return out

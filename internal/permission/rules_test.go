@@ -73,21 +73,21 @@ func TestFromConfig(t *testing.T) {
 		name, json string
 		want       Ruleset
 	}{
-		{"action for everything", `"allow"`, Ruleset{{"*", "*", Allow}}},
-		{"deny everything", `"deny"`, Ruleset{{"*", "*", Deny}}},
+		{"action for everything", `"allow"`, Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}},
+		{"deny everything", `"deny"`, Ruleset{{Permission: "*", Pattern: "*", Action: Deny}}},
 		{"actions by permission", `{"edit": "ask", "bash": "deny", "webfetch": "allow"}`,
-			Ruleset{{"edit", "*", Ask}, {"bash", "*", Deny}, {"webfetch", "*", Allow}}},
+			Ruleset{{Permission: "edit", Pattern: "*", Action: Ask}, {Permission: "bash", Pattern: "*", Action: Deny}, {Permission: "webfetch", Pattern: "*", Action: Allow}}},
 		{"patterns by permission, key order kept", `{"bash": {"*": "ask", "git *": "allow", "git push *": "deny", "ls": "allow"}}`,
-			Ruleset{{"bash", "*", Ask}, {"bash", "git *", Allow}, {"bash", "git push *", Deny}, {"bash", "ls", Allow}}},
+			Ruleset{{Permission: "bash", Pattern: "*", Action: Ask}, {Permission: "bash", Pattern: "git *", Action: Allow}, {Permission: "bash", Pattern: "git push *", Action: Deny}, {Permission: "bash", Pattern: "ls", Action: Allow}}},
 		{"order is not alphabetical", `{"zeta": "deny", "alpha": "allow", "mid": {"b": "ask", "a": "deny"}}`,
-			Ruleset{{"zeta", "*", Deny}, {"alpha", "*", Allow}, {"mid", "b", Ask}, {"mid", "a", Deny}}},
+			Ruleset{{Permission: "zeta", Pattern: "*", Action: Deny}, {Permission: "alpha", Pattern: "*", Action: Allow}, {Permission: "mid", Pattern: "b", Action: Ask}, {Permission: "mid", Pattern: "a", Action: Deny}}},
 		{"mixed forms", `{"*": "ask", "read": {"*": "allow", "*.env": "deny"}, "external_directory": "deny"}`,
-			Ruleset{{"*", "*", Ask}, {"read", "*", Allow}, {"read", "*.env", Deny}, {"external_directory", "*", Deny}}},
+			Ruleset{{Permission: "*", Pattern: "*", Action: Ask}, {Permission: "read", Pattern: "*", Action: Allow}, {Permission: "read", Pattern: "*.env", Action: Deny}, {Permission: "external_directory", Pattern: "*", Action: Deny}}},
 		{"home expansion", `{"external_directory": {"~": "allow", "~/code/*": "allow", "$HOME": "ask", "$HOME/.ssh/*": "deny", "~user/x": "ask", "/tmp/~/x": "ask", "$HOMEDIR": "ask"}}`,
-			Ruleset{{"external_directory", "/home/u", Allow}, {"external_directory", "/home/u/code/*", Allow},
-				{"external_directory", "/home/u", Ask}, {"external_directory", "/home/u/.ssh/*", Deny},
-				{"external_directory", "~user/x", Ask}, {"external_directory", "/tmp/~/x", Ask}, {"external_directory", "$HOMEDIR", Ask}}},
-		{"list form", `[{"permission": "bash", "pattern": "rm *", "action": "deny"}]`, Ruleset{{"bash", "rm *", Deny}}},
+			Ruleset{{Permission: "external_directory", Pattern: "/home/u", Action: Allow}, {Permission: "external_directory", Pattern: "/home/u/code/*", Action: Allow},
+				{Permission: "external_directory", Pattern: "/home/u", Action: Ask}, {Permission: "external_directory", Pattern: "/home/u/.ssh/*", Action: Deny},
+				{Permission: "external_directory", Pattern: "~user/x", Action: Ask}, {Permission: "external_directory", Pattern: "/tmp/~/x", Action: Ask}, {Permission: "external_directory", Pattern: "$HOMEDIR", Action: Ask}}},
+		{"list form", `[{"permission": "bash", "pattern": "rm *", "action": "deny"}]`, Ruleset{{Permission: "bash", Pattern: "rm *", Action: Deny}}},
 		{"null", `null`, Ruleset{}},
 	}
 	for _, tt := range tests {
@@ -107,12 +107,12 @@ func TestFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := FromConfigAndTools(cfg.Permission, cfg.Tools, "/home/u")
-	want := Ruleset{{"webfetch", "*", Allow}, {"edit", "*", Deny}, {"bash", "*", Ask}, {"bash", "npm *", Allow}}
+	want := Ruleset{{Permission: "webfetch", Pattern: "*", Action: Allow}, {Permission: "edit", Pattern: "*", Action: Deny}, {Permission: "bash", Pattern: "*", Action: Ask}, {Permission: "bash", Pattern: "npm *", Action: Allow}}
 	if !slices.Equal(got, want) {
 		t.Errorf("config with tools:\n got %+v\nwant %+v", got, want)
 	}
 	review := cfg.Agent["review"]
-	if got := FromConfigAndTools(review.Permission, review.Tools, "/home/u"); !slices.Equal(got, Ruleset{{"bash", "*", Deny}, {"edit", "*", Deny}}) {
+	if got := FromConfigAndTools(review.Permission, review.Tools, "/home/u"); !slices.Equal(got, Ruleset{{Permission: "bash", Pattern: "*", Action: Deny}, {Permission: "edit", Pattern: "*", Action: Deny}}) {
 		t.Errorf("agent section: %+v", got)
 	}
 }

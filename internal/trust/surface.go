@@ -1,0 +1,207 @@
+package trust
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ConfigFiles are the names of a project's config files, read in each
+// directory from the worktree root down to the working directory, and in
+// each of its ConfigDirs.
+var configFiles = []string{"opencode.json", "opencode.jsonc", "codeloop.json", "codeloop.jsonc"}
+
+// ConfigFiles returns the names of the config files a project directory
+// may hold, in the order they are read.
+func ConfigFiles() []string { return slices.Clone(configFiles) }
+
+// ConfigDirs returns the names of the config directories a project
+// directory may hold, in the order they are read.
+func ConfigDirs() []string { return []string{".opencode", ".codeloop"} }
+
+// surfaceSubdirs are the sub-directories of a config directory whose files
+// can name commands or permissions: agents, commands, tools, hooks,
+// plugins.
+var surfaceSubdirs = []string{"agent", "agents", "mode", "modes", "command", "commands", "tool", "tools",
+	"hooks", "plugin", "plugins"}
+
+// claudeSurface are the parts of a project's .claude directory that can
+// name commands or permissions.
+var claudeSurface = []string{"settings.json", "settings.local.json", "hooks", "agents", "commands"}
+
+// maxFiles bounds how many files a fingerprint reads; maxFileBytes how
+// much of one.
+const (
+	maxFiles     = 2000
+	maxFileBytes = 16 << 20
+)
+
+// Surface lists the files and directories of a project, from worktree down
+// to cwd, that can make codeloop run something or loosen a protection:
+// the config files, .mcp.json, the config directories' config files and
+// their agent, command, tool, hook and plugin directories, and
+// .claude/settings*.json with .claude's hooks, agents and commands.
+// Entries that do not exist are listed too: creating one changes the
+// fingerprint.
+func Surface(worktree, cwd string) []string {
+	var out []string
+	for _, d := range chain(cwd, worktree) {
+		for _, f := range configFiles {
+			out = append(out, filepath.Join(d, f))
+		}
+		out = append(out, filepath.Join(d, ".mcp.json"))
+		for _, cd := range ConfigDirs() {
+			base := filepath.Join(d, cd)
+			for _, f := range configFiles {
+				out = append(out, filepath.Join(base, f))
+			}
+			for _, s := range surfaceSubdirs {
+				out = append(out, filepath.Join(base, s))
+			}
+		}
+		for _, s := range claudeSurface {
+			out = append(out, filepath.Join(d, ".claude", s))
+		}
+	}
+	return out
+}
+
+// chain lists the directories from root down to dir, both included; root
+// must be dir or one of its ancestors, else only dir is listed.
+func chain(dir, root string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		out = append(out, d)
+		if d == root || filepath.Dir(d) == d {
+			break
+		}
+	}
+	if out[len(out)-1] != root {
+		return []string{filepath.Clean(dir)}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// Fingerprint maps each existing file of a project's surface, relative to
+// the project, to a digest of its mode and content.
+type Fingerprint map[string]string
+
+// Sum fingerprints paths (files, or directories walked for their files,
+// node_modules left out) relative to dir. Paths that do not exist are left
+// out; at most maxFiles files are read.
+func Sum(dir string, paths []string) Fingerprint {
+	fp := Fingerprint{}
+	add := func(p string, mode fs.FileMode) {
+		if len(fp) >= maxFiles {
+			return
+		}
+		key := p
+		if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
+			key = filepath.ToSlash(r)
+		}
+		fp[key] = digestFile(p, mode)
+	}
+	for _, p := range paths {
+		st, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			add(p, st.Mode())
+			continue
+		}
+		_ = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if e.IsDir() && e.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			if len(fp) >= maxFiles {
+				return filepath.SkipAll
+			}
+			if !e.IsDir() {
+				info, err := e.Info()
+				if err == nil {
+					add(q, info.Mode())
+				}
+			}
+			return nil
+		})
+	}
+	return fp
+}
+
+// digestFile sums up a file's type, permissions and content (the link's
+// target for a symbolic link). Only regular files are read, so a named
+// pipe never blocks.
+func digestFile(p string, mode fs.FileMode) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%v\n", mode)
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		t, _ := os.Readlink(p)
+		h.Write([]byte(t))
+	case mode.IsRegular():
+		if f, err := os.Open(p); err == nil {
+			_, _ = io.Copy(h, io.LimitReader(f, maxFileBytes))
+			_ = f.Close()
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Diff describes how now differs from fp, one line a file, sorted.
+func (fp Fingerprint) Diff(now Fingerprint) []string {
+	var out []string
+	for p, d := range now {
+		old, ok := fp[p]
+		switch {
+		case !ok:
+			out = append(out, "added "+p)
+		case old != d:
+			out = append(out, "changed "+p)
+		}
+	}
+	for p := range fp {
+		if _, ok := now[p]; !ok {
+			out = append(out, "removed "+p)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return strings.Compare(a[strings.IndexByte(a, ' '):], b[strings.IndexByte(b, ' '):])
+	})
+	return out
+}
+
+// Referenced returns the files inside dir that a command line names (a
+// script it runs, a server's entry file), so that a change to one changes
+// the project's fingerprint. Words are split on white space and quotes;
+// $CLAUDE_PROJECT_DIR and ${CLAUDE_PROJECT_DIR} stand for dir.
+func Referenced(dir, cmdline string) []string {
+	var out []string
+	cmdline = strings.NewReplacer("${CLAUDE_PROJECT_DIR}", dir, "$CLAUDE_PROJECT_DIR", dir).Replace(cmdline)
+	for _, w := range strings.FieldsFunc(cmdline, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == '=' || r == ';' || r == '&' || r == '|'
+	}) {
+		p := w
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		p = filepath.Clean(p)
+		if r, err := filepath.Rel(dir, p); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
