@@ -105,7 +105,7 @@ type App struct {
 	skills   *skill.Set
 	held     func(string) bool // whether a file is an untrusted project's
 	noClaude bool              // Claude Code's files are not read
-	mcpWait  time.Duration // how long to wait for MCP servers still connecting
+	mcpWait  time.Duration     // how long to wait for MCP servers still connecting
 	closers  []func() error
 }
 
