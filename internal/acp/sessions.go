@@ -91,7 +91,8 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 		}
 		a.sendCommands(a.ctx, s)
 	})
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(info.ID), Modes: modes, ConfigOptions: options}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(info.ID), Modes: modes, ConfigOptions: options,
+		Meta: trustMeta(ctx, c)}, nil
 }
 
 // LoadSession opens a stored session and replays its history as updates
@@ -110,7 +111,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 		return sdk.LoadSessionResponse{}, requestError(err)
 	}
 	a.sendCommands(ctx, s)
-	return sdk.LoadSessionResponse{Modes: modes, ConfigOptions: options}, nil
+	return sdk.LoadSessionResponse{Modes: modes, ConfigOptions: options, Meta: trustMeta(ctx, s.c)}, nil
 }
 
 // ResumeSession opens a stored session without replaying it.
@@ -424,4 +425,14 @@ func (a *Agent) sendCommands(ctx context.Context, s *session) {
 	if err := a.update(ctx, s.id, u); err != nil {
 		a.opts.Log.Warn("acp: sending commands", "err", err)
 	}
+}
+
+// trustMeta is the _meta of a session's response: whether the project is
+// trusted and what of its own files is held back, under "codeloop".
+func trustMeta(ctx context.Context, c client.Client) map[string]any {
+	p, err := c.Path(ctx)
+	if err != nil || p.Trust == nil {
+		return nil
+	}
+	return map[string]any{"codeloop": map[string]any{"trust": p.Trust}}
 }

@@ -19,8 +19,9 @@ import (
 
 // acpOptions are the flags of codeloop acp.
 type acpOptions struct {
-	cwd     string
-	sandbox string
+	cwd          string
+	sandbox      string
+	trustProject bool
 }
 
 func newACPCmd(e *env) *cobra.Command {
@@ -40,6 +41,7 @@ func newACPCmd(e *env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.cwd, "cwd", "", "directory whose sessions session/list shows when the editor names none (default: the working directory)")
+	f.BoolVar(&o.trustProject, "trust-project", false, "trust the projects of the sessions as their files are now (see codeloop trust)")
 	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
 	return cmd
 }
@@ -71,7 +73,7 @@ func (e *env) acp(ctx context.Context, o acpOptions) error {
 		// The app outlives a cancelled request; Serve closes it.
 		a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 			Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox,
-			MCP: editorMCP(servers),
+			MCP: editorMCP(servers), TrustProject: o.trustProject,
 		})
 		if err != nil {
 			return nil, err

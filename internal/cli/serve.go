@@ -30,6 +30,7 @@ type serveOptions struct {
 	token, sandbox     string
 	cors               []string
 	insecureListen     bool
+	trustProject       bool
 	grace, abortWindow time.Duration
 }
 
@@ -64,6 +65,7 @@ func newServeCmd(e *env) *cobra.Command {
 	f.StringVar(&o.token, "token", "", "the token requests must carry (default: $"+tokenEnv+", else a random one)")
 	f.StringArrayVar(&o.cors, "cors", nil, "a browser origin allowed to call the server, as https://host[:port] (repeatable; adds to the config's server.cors)")
 	f.BoolVar(&o.insecureListen, "insecure-listen", false, "allow a --hostname that is not a loopback address")
+	f.BoolVar(&o.trustProject, "trust-project", false, "trust this project's own commands and settings as they are now (see codeloop trust)")
 	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
 	return cmd
 }
@@ -182,7 +184,8 @@ func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	loaded, err := e.loadConfig(ctx, cwd)
+	loaded, _, err := app.LoadConfig(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log,
+		TrustProject: o.trustProject})
 	if err != nil {
 		return err
 	}
@@ -206,11 +209,13 @@ func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
 	// The app outlives the stop long enough to save the sessions.
 	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 		Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version, Sandbox: o.sandbox,
+		TrustProject: o.trustProject,
 	})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	reportTrust(e.stderr, a.Trust)
 	lc := local.New(a)
 	defer lc.Close()
 	srv, err := server.New(lc, server.Options{

@@ -12,6 +12,31 @@ type Path struct {
 	Config    string `json:"config"`
 	Worktree  string `json:"worktree"`
 	Directory string `json:"directory"`
+	// Trust says whether the project's own commands and settings apply;
+	// codeloop's addition to OpenCode's shape.
+	Trust *ProjectTrust `json:"trust,omitempty"`
+}
+
+// ProjectTrust is what the user's trust says of a project: "trusted",
+// "not trusted" or "changed since it was trusted", what changed, and what
+// the project's own files would make codeloop run or loosen, held back
+// unless it is trusted.
+type ProjectTrust struct {
+	State    string      `json:"state"`
+	Changes  []string    `json:"changes,omitempty"`
+	HeldBack []TrustItem `json:"heldBack,omitempty"`
+}
+
+// TrustItem is one held-back item: its kind (mcp, lsp, formatter, hook,
+// tool, command, shell, permission, agent, sandbox, server, provider,
+// search, retention, instructions), name, command line or value, and where
+// the project defines it.
+type TrustItem struct {
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Detail string `json:"detail,omitempty"`
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
 }
 
 // Session is a session's record.

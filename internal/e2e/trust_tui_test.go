@@ -6,8 +6,9 @@ import (
 )
 
 // TestTUIAsksTrust opens the interface on a project whose own settings hold
-// a hook: before the view opens, codeloop lists the hook and asks whether
-// to trust the project. No keeps it untrusted; yes trusts it.
+// a hook: before the view opens, codeloop says what the project's files
+// would run and asks whether to trust it: details lists the hook, not now
+// keeps it untrusted, trust trusts it.
 func TestTUIAsksTrust(t *testing.T) {
 	tm := newTmux(t)
 	p := newProject(t, "", nil)
@@ -15,7 +16,10 @@ func TestTUIAsksTrust(t *testing.T) {
 	status := filepath.Join(t.TempDir(), "status")
 
 	tm.start("no", p.dir, p.commandLine(status+"1"), 100, 30)
-	tm.waitFor("no", "not trusted", "SessionStart", "Trust this project and let them run?")
+	tm.waitFor("no", "1 hook", "[t]rust, [n]ot now, [d]etails")
+	tm.typeText("no", "d")
+	tm.keys("no", "Enter")
+	tm.waitFor("no", "not trusted", "hook SessionStart: true (.claude/settings.json)")
 	tm.typeText("no", "n")
 	tm.keys("no", "Enter")
 	tm.waitFor("no", "new session")
@@ -26,8 +30,8 @@ func TestTUIAsksTrust(t *testing.T) {
 	}
 
 	tm.start("yes", p.dir, p.commandLine(status+"2"), 100, 30)
-	tm.waitFor("yes", "Trust this project and let them run?")
-	tm.typeText("yes", "y")
+	tm.waitFor("yes", "[t]rust, [n]ot now, [d]etails")
+	tm.typeText("yes", "t")
 	tm.keys("yes", "Enter")
 	tm.waitFor("yes", "new session")
 	tm.keys("yes", "C-c")

@@ -13,7 +13,7 @@
 // scripts written for Claude Code run as they are.
 //
 // Hooks defined in the project's own files run only once the user trusts
-// the project; Trust keeps a digest of them so a change needs trust again.
+// the project (package trust decides; Build is told).
 //
 // The package knows nothing of sessions: the session loop calls it
 // through an interface the app provides. It imports proc only.

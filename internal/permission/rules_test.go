@@ -238,3 +238,39 @@ func TestArity(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateFloor checks that floor rules (an untrusted project's) only
+// ever make the answer stricter.
+func TestEvaluateFloor(t *testing.T) {
+	user := Ruleset{{Permission: "*", Pattern: "*", Action: Allow}, {Permission: "bash", Pattern: "*", Action: Ask},
+		{Permission: "bash", Pattern: "git status*", Action: Allow}, {Permission: "bash", Pattern: "rm *", Action: Deny}}
+	floor := Ruleset{{Permission: "bash", Pattern: "*", Action: Allow, Floor: true},
+		{Permission: "bash", Pattern: "git *", Action: Ask, Floor: true},
+		{Permission: "read", Pattern: "*.key", Action: Deny, Floor: true}}
+	tests := []struct {
+		perm, value string
+		want        Action
+	}{
+		{"bash", "ls", Ask},             // the project's allow does not loosen the user's ask
+		{"bash", "rm -rf /", Deny},      // nor the user's deny
+		{"bash", "git status", Ask},     // the project's ask tightens the user's allow
+		{"read", "id.key", Deny},        // the project's deny tightens
+		{"read", "main.go", Allow},      // where the project says nothing the user's rule stands
+		{"edit", "main.go", Allow},      // likewise
+		{"bash", "git push x", Ask},     // both ask
+		{"webfetch", "http://x", Allow}, // unrelated
+		{"bash", "rm -rf x", Deny},      // user deny and project ask: deny
+		{"bash", "git status -s", Ask},  // user allow, project ask
+	}
+	for _, tt := range tests {
+		got, _ := Evaluate(tt.perm, tt.value, user, floor)
+		if got.Action != tt.want {
+			t.Errorf("Evaluate(%s, %q) = %s (%+v), want %s", tt.perm, tt.value, got.Action, got, tt.want)
+		}
+	}
+	// A floor deny of everything turns a tool off even where the user
+	// allows it.
+	if d := Disabled([]string{"webfetch", "bash"}, Merge(user, Ruleset{{Permission: "webfetch", Pattern: "*", Action: Deny, Floor: true}})); !d["webfetch"] || d["bash"] {
+		t.Errorf("Disabled = %v", d)
+	}
+}

@@ -187,9 +187,9 @@ func (fp Fingerprint) Diff(now Fingerprint) []string {
 // $CLAUDE_PROJECT_DIR and ${CLAUDE_PROJECT_DIR} stand for dir.
 func Referenced(dir, cmdline string) []string {
 	var out []string
-	cmdline = strings.NewReplacer("${CLAUDE_PROJECT_DIR}", dir, "$CLAUDE_PROJECT_DIR", dir).Replace(cmdline)
+	cmdline = strings.NewReplacer("${CLAUDE_PROJECT_DIR}", dir, "$CLAUDE_PROJECT_DIR", dir, `"`, "", "'", "").Replace(cmdline)
 	for _, w := range strings.FieldsFunc(cmdline, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == '=' || r == ';' || r == '&' || r == '|'
+		return r == ' ' || r == '\t' || r == '\n' || r == '=' || r == ';' || r == '&' || r == '|'
 	}) {
 		p := w
 		if !filepath.IsAbs(p) {

@@ -109,7 +109,8 @@ func notFound(err error, what string) error {
 // Path returns the project's directories.
 func (c *Client) Path(context.Context) (client.Path, error) {
 	d := c.app.Dirs
-	return client.Path{Home: d.Home, State: d.State, Config: d.Config, Worktree: c.app.Worktree, Directory: c.app.Dir}, nil
+	return client.Path{Home: d.Home, State: d.State, Config: d.Config, Worktree: c.app.Worktree, Directory: c.app.Dir,
+		Trust: projectTrust(c.app.Trust)}, nil
 }
 
 // ListSessions lists the project's sessions, newest first.
@@ -258,4 +259,20 @@ func (c *Client) Message(ctx context.Context, sessionID, messageID string) (clie
 		return client.Message{}, notFound(err, "message "+messageID+" of session "+sessionID)
 	}
 	return toMessage(m), nil
+}
+
+// projectTrust converts the app's trust for clients; what is held back is
+// listed only while the project is not trusted.
+func projectTrust(t *app.Trust) *client.ProjectTrust {
+	if t == nil {
+		return nil
+	}
+	out := &client.ProjectTrust{State: t.Verdict.State.String(), Changes: t.Verdict.Changes}
+	if t.Held() {
+		for _, it := range t.Items {
+			out.HeldBack = append(out.HeldBack, client.TrustItem{Kind: string(it.Kind), Name: it.Name, Detail: it.Detail,
+				File: t.Relative(it.File), Line: it.Line})
+		}
+	}
+	return out
 }
