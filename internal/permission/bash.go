@@ -172,6 +172,10 @@ func (z *analyzer) textIn(src string, lang syntax.LangVariant) {
 		z.fail("the text does not parse as a bash command (%v)", err)
 		return
 	}
+	if c, ok := hiddenLine(src, lang); ok {
+		z.fail("a comment ending in a backslash (%s) hides what runs next: bash ends a comment at the end of its line and runs the next line, which the analysis may read as part of the comment; remove the backslash at the end of the comment", c)
+		return
+	}
 	z.depth++
 	defer func() { z.depth-- }()
 	z.vars.scan(f)
@@ -373,6 +377,10 @@ type runCtx struct {
 	// trailing marks a command xargs starts: more arguments, unknown
 	// until run time, follow the ones written.
 	trailing bool
+	// redirs is the text of the command's redirections, for the
+	// patterns of the forms a command is also judged as (git push for
+	// git --no-pager push).
+	redirs string
 }
 
 // command records one simple command and follows what it runs in turn.
@@ -400,6 +408,7 @@ func (z *analyzer) command(words []field, redirs string, ctx runCtx) {
 	z.noteProgram(name.val, prog, text+redirs)
 	z.filePaths(prog, args)
 	z.current = text + redirs
+	ctx.redirs = redirs
 	z.follow(prog, args, ctx)
 }
 
