@@ -15,7 +15,7 @@ import (
 
 // gitGlobal are git's options before the command that take a value.
 var gitGlobal = optSpec{short: "Cc", long: []string{
-	"git-dir", "work-tree", "namespace", "super-prefix", "config-env", "list-cmds", "attr-source"}}
+	"git-dir", "work-tree", "namespace", "super-prefix", "shallow-file", "config-env", "list-cmds", "attr-source"}}
 
 // gitSafeSections are configuration sections whose keys never name a
 // command, apart from the keys gitConfigKind lists.

@@ -162,6 +162,10 @@ func (z *analyzer) npm(prog string, args []field, ctx runCtx) {
 		z.fail("npm runs the command %s, which is only known when the command runs and could be exec", sub.src)
 		return
 	}
+	if sub.val == "set" || (sub.val == "config" || sub.val == "c") && len(p.operands) > 1 && p.operands[1].val == "set" {
+		z.npmConfigSet(p.operands[1:], ctx)
+		return
+	}
 	if npmExecs(sub) {
 		if ctx.trailing {
 			z.fail("npm %s run by xargs takes more arguments from the input of xargs, which could be -c", sub.val)
@@ -169,6 +173,38 @@ func (z *analyzer) npm(prog string, args []field, ctx runCtx) {
 		}
 		p.operands = p.operands[1:]
 		z.npmExec("npm "+sub.val, p, ctx)
+	}
+}
+
+// npmConfigSet judges the values npm config set writes (key value or
+// key=value pairs): npm exec later runs call, and the keys of
+// npmPrograms name programs npm runs.
+func (z *analyzer) npmConfigSet(args []field, ctx runCtx) {
+	if len(args) > 0 && !args[0].unknown && args[0].val == "set" {
+		args = args[1:]
+	}
+	for i := 0; i < len(args); i++ {
+		k := args[i]
+		if k.unknown {
+			z.fail("npm config set sets the key %s, which is only known when the command runs and could name a program npm runs", k.src)
+			return
+		}
+		key, value, has := strings.Cut(k.val, "=")
+		v := field{val: value, src: k.src}
+		if !has {
+			if i+1 < len(args) {
+				i++
+				v = args[i]
+			} else {
+				v = field{}
+			}
+		}
+		switch key = strings.TrimLeft(key, "-"); {
+		case key == "call":
+			z.shellText("npm config set call", v, ctx)
+		case npmPrograms[key]:
+			z.fail("npm config set %s names a program npm runs, or code node loads, which cannot be checked", key)
+		}
 	}
 }
 
@@ -230,6 +266,8 @@ options:
 			case v == "dlx":
 				found = true
 				continue
+			case mayTakeValue(args, i):
+				continue
 			}
 			return // another command of pnpm
 		}
@@ -287,6 +325,8 @@ func (z *analyzer) yarnLike(prog string, args []field, ctx runCtx) {
 			case prog == "yarn" && (v == "exec" || v == "dlx"), prog == "bun" && v == "x":
 				found = true
 				continue
+			case mayTakeValue(args, i):
+				continue
 			}
 			return // another command of the package manager
 		}
@@ -301,4 +341,15 @@ func (z *analyzer) yarnLike(prog string, args []field, ctx runCtx) {
 		return
 	}
 	z.command(rest, "", ctx)
+}
+
+// mayTakeValue reports whether args[i] follows an option written without
+// "=" (--name value), whose value it may be: the package manager's
+// command may then come later.
+func mayTakeValue(args []field, i int) bool {
+	if i == 0 || args[i-1].unknown {
+		return false
+	}
+	prev := args[i-1].val
+	return strings.HasPrefix(prev, "-") && prev != "-" && prev != "--" && !strings.Contains(prev, "=")
 }
