@@ -172,8 +172,7 @@ func (z *analyzer) textIn(src string, lang syntax.LangVariant) {
 		z.fail("the text does not parse as a bash command (%v)", err)
 		return
 	}
-	if c, ok := hiddenLine(src, lang); ok {
-		z.fail("a comment ending in a backslash (%s) hides what runs next: bash ends a comment at the end of its line and runs the next line, which the analysis may read as part of the comment; remove the backslash at the end of the comment", c)
+	if z.hidesLine(src, lang) {
 		return
 	}
 	z.depth++
@@ -377,9 +376,8 @@ type runCtx struct {
 	// trailing marks a command xargs starts: more arguments, unknown
 	// until run time, follow the ones written.
 	trailing bool
-	// redirs is the text of the command's redirections, for the
-	// patterns of the forms a command is also judged as (git push for
-	// git --no-pager push).
+	// redirs is the command's redirections, for the patterns of other
+	// forms it is judged as (git push for git --no-pager push).
 	redirs string
 }
 

@@ -6,6 +6,18 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// hidesLine reports whether src has a comment ending in a backslash with
+// more text after it (see hiddenLine), and records why it is not analysed.
+func (z *analyzer) hidesLine(src string, lang syntax.LangVariant) bool {
+	c, ok := hiddenLine(src, lang)
+	if ok {
+		z.fail("a comment ending in a backslash (%s) hides what runs next: bash ends a comment at the end of its line "+
+			"and runs the next line, which the analysis may read as part of the comment; remove the backslash at the "+
+			"end of the comment", c)
+	}
+	return ok
+}
+
 // hiddenLine reports a comment of src that ends in a backslash with more
 // text after it, and that comment's text. Bash ends a comment at the end
 // of its line whatever the comment holds, so the next line runs; the
