@@ -54,8 +54,8 @@ finish stop
 		// The quotes are removed before matching: the pattern names touch.
 		{1, "call_1", []string{`for "touch marker" is denied`, rule}},
 		// A program named by a variable matches every deny rule, and the
-		// model is told why.
-		{2, "call_2", []string{rule, "cannot be checked", "$x is only known when the command runs"}},
+		// model is told why, not that the rule names the command.
+		{2, "call_2", []string{"denied", "cannot be analysed", "$x is only known when the command runs"}},
 	}
 	for _, c := range checks {
 		got, ok := toolResult(t, reqs[c.req].Body, c.callID)

@@ -172,6 +172,9 @@ func (z *analyzer) textIn(src string, lang syntax.LangVariant) {
 		z.fail("the text does not parse as a bash command (%v)", err)
 		return
 	}
+	if z.hidesLine(src, lang) {
+		return
+	}
 	z.depth++
 	defer func() { z.depth-- }()
 	z.vars.scan(f)
@@ -373,6 +376,9 @@ type runCtx struct {
 	// trailing marks a command xargs starts: more arguments, unknown
 	// until run time, follow the ones written.
 	trailing bool
+	// redirs is the command's redirections, for the patterns of other
+	// forms it is judged as (git push for git --no-pager push).
+	redirs string
 }
 
 // command records one simple command and follows what it runs in turn.
@@ -400,6 +406,7 @@ func (z *analyzer) command(words []field, redirs string, ctx runCtx) {
 	z.noteProgram(name.val, prog, text+redirs)
 	z.filePaths(prog, args)
 	z.current = text + redirs
+	ctx.redirs = redirs
 	z.follow(prog, args, ctx)
 }
 

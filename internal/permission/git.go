@@ -15,7 +15,7 @@ import (
 
 // gitGlobal are git's options before the command that take a value.
 var gitGlobal = optSpec{short: "Cc", long: []string{
-	"git-dir", "work-tree", "namespace", "super-prefix", "config-env", "list-cmds", "attr-source"}}
+	"git-dir", "work-tree", "namespace", "super-prefix", "shallow-file", "config-env", "list-cmds", "attr-source"}}
 
 // gitSafeSections are configuration sections whose keys never name a
 // command, apart from the keys gitConfigKind lists.
@@ -184,6 +184,9 @@ func (z *analyzer) git(args []field, ctx runCtx) {
 	if i >= len(args) {
 		return
 	}
+	if i > 0 {
+		z.gitCommand(args[i:], ctx)
+	}
 	sub := args[i].val
 	rest := args[i+1:]
 	switch sub {
@@ -200,6 +203,16 @@ func (z *analyzer) git(args []field, ctx runCtx) {
 		return
 	}
 	z.gitOptions(sub, rest, ctx)
+}
+
+// gitCommand records a git command given after git's own options
+// (git --no-pager push, git -C dir push) as the command without them
+// (git push): rules name git's commands that way, so a rule about git push
+// holds whatever options come before push. The command as written stays
+// a pattern too, so a rule about either form holds.
+func (z *analyzer) gitCommand(args []field, ctx runCtx) {
+	tokens := append([]string{"git"}, values(args)...)
+	z.add(Command{Name: "git", Args: tokens[1:], Text: "git " + joinDisplay(args) + ctx.redirs}, tokens)
 }
 
 // gitCodeOptions maps git commands to their long options (and the short

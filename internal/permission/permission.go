@@ -95,9 +95,19 @@ type DeniedError struct {
 	// Reason, when set, says why the request matched the rule (a command
 	// that could not be analysed matches every deny rule).
 	Reason string
+	// Unanalysable marks a request refused because what it would do
+	// could not be analysed (Reason says why), not because Rule names it:
+	// such a request is refused whenever a deny rule exists.
+	Unanalysable bool
 }
 
 func (e *DeniedError) Error() string {
+	if e.Unanalysable {
+		return fmt.Sprintf("permission %q is denied for this command because the command cannot be analysed: %s. "+
+			"A command that cannot be analysed is refused whenever the configuration has a deny rule for %q, "+
+			"whichever commands that rule names; rewrite the command without what is named above, "+
+			"so that every program it runs is written out in the text", e.Permission, e.Reason, e.Permission)
+	}
 	msg := fmt.Sprintf("permission %q for %q is denied by the rule {permission: %q, pattern: %q, action: deny}",
 		e.Permission, e.Pattern, e.Rule.Permission, e.Rule.Pattern)
 	if e.Reason != "" {

@@ -490,6 +490,15 @@ func (z *analyzer) envValue(name string, v field, ctx runCtx) {
 	if strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
 		kind = "unknown"
 	}
+	if key, ok := strings.CutPrefix(strings.ToLower(name), "npm_config_"); ok {
+		// npm reads its options from these variables too.
+		switch key = strings.ReplaceAll(key, "_", "-"); {
+		case key == "call":
+			kind = "shell"
+		case npmPrograms[key]:
+			kind = "unknown"
+		}
+	}
 	if kind == "" || (!v.unknown && v.val == "") {
 		return
 	}

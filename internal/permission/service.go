@@ -231,7 +231,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	if req.Unanalysable {
 		if r, ok := lastDeny(req.Permission, rules); ok {
 			return &DeniedError{Permission: req.Permission, Pattern: strings.Join(req.Patterns, "; "), Rule: r,
-				Reason: "the command cannot be checked against the rules, so it is treated as matching every deny rule: " + req.Reason}
+				Reason: req.Reason, Unanalysable: true}
 		}
 		ask = true
 	}
@@ -265,7 +265,9 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		reason := "it needs the user's approval and no one can be asked in this mode"
 		switch {
 		case req.Unanalysable:
-			reason = "commands that cannot be analysed are never approved automatically (" + req.Reason + ")"
+			reason = "the command cannot be analysed: " + req.Reason + ". A command that cannot be analysed is " +
+				"never approved automatically; rewrite it without what is named above, so that every program it runs " +
+				"is written out in the text"
 		case len(inline) > 0:
 			reason = inlineReason(inline)
 		}

@@ -94,6 +94,14 @@ func (z *analyzer) follow(prog string, args []field, ctx runCtx) {
 		z.wrapped(prog, w, args, ctx)
 		return
 	}
+	switch prog {
+	case "npm", "npx":
+		z.npm(prog, args, ctx)
+	case "pnpm", "pnpx":
+		z.pnpm(prog, args, ctx)
+	case "yarn", "yarnpkg", "bunx", "bun":
+		z.yarnLike(strings.TrimSuffix(prog, "pkg"), args, ctx)
+	}
 	if z.interpreter(prog, args, ctx) {
 		return
 	}
