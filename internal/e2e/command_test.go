@@ -72,14 +72,24 @@ func (p *project) exportSession(id string) sessionExport {
 // TestRunCommandFile runs an OpenCode command file: its arguments, its
 // shell command and its file mention all reach the model.
 func TestRunCommandFile(t *testing.T) {
-	p := newProject(t, "step\ntext Greeted.\nfinish stop\n", map[string]string{"main.go": "package main // the entry point\n"})
+	p := newProject(t, "step\ntext Greeted.\nfinish stop\nstep\ntext Greeted.\nfinish stop\n", map[string]string{"main.go": "package main // the entry point\n"})
 	p.write(map[string]string{".opencode/command/greet.md": "---\ndescription: greet someone\n---\n" +
 		"Greet $ARGUMENTS. The shell says !`echo from-the-shell; echo second line`. Read @main.go first.\n"})
+	// Untrusted, the project's template runs no shell command.
 	stdout, stderr, code := p.run("run", "--command", "greet", "the whole team")
 	if code != 0 {
 		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
 	}
-	body := string(p.model.Requests()[0].Body)
+	if body := string(p.model.Requests()[0].Body); strings.Contains(body, "from-the-shell") ||
+		!strings.Contains(body, "[not run: this project is not trusted") || !strings.Contains(stderr, "1 command snippet") {
+		t.Errorf("an untrusted template's shell command ran, or the note is missing:\n%s\n%s", body, stderr)
+	}
+	p.trust()
+	stdout, stderr, code = p.run("run", "--command", "greet", "the whole team")
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	body := string(p.model.Requests()[1].Body)
 	for _, want := range []string{
 		"Greet the whole team. The shell says from-the-shell\\nsecond line\\n. Read @main.go first.",
 		"1: package main // the entry point",
@@ -198,6 +208,7 @@ finish stop
 		"codeloop.json":             `{"permission": {"bash": "ask"}}`,
 		".claude/commands/shout.md": "---\nallowed-tools: Bash(echo:*)\n---\nShout something.\n",
 	})
+	p.trust()
 	stdout, stderr, code := p.run("run", "--command", "shout")
 	if code != 0 || strings.Contains(stderr, "permission requested") {
 		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
@@ -272,7 +283,7 @@ func TestRunCustomAgent(t *testing.T) {
 func TestRunCommandMCPPrompt(t *testing.T) {
 	srv := mcptest.Start(t)
 	p := newProject(t, "step\ntext Hello, Ada.\nfinish stop\n", nil)
-	p.write(map[string]string{"codeloop.json": fmt.Sprintf(`{"mcp": {"tools": {"type": "remote", "url": %q, "oauth": false}}}`, srv.URL)})
+	p.writeConfig(fmt.Sprintf(`{"mcp": {"tools": {"type": "remote", "url": %q, "oauth": false}}}`, srv.URL))
 	stdout, stderr, code := p.run("run", "--command", "tools:greet", "Ada")
 	if code != 0 {
 		t.Fatalf("exit status %d\n%s\n%s", code, stdout, stderr)
@@ -302,6 +313,7 @@ finish stop
 		"codeloop.json":             `{"permission": {"bash": "ask"}}`,
 		".claude/commands/shout.md": "---\nallowed-tools: Bash(echo:*), Bash(sleep:*)\n---\nShout something.\n",
 	})
+	p.trust()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := p.command(ctx, "run", "--command", "shout")

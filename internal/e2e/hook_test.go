@@ -221,7 +221,7 @@ func TestHookProjectTrust(t *testing.T) {
 		t.Fatal("an untrusted project's hook ran")
 	}
 	if !strings.Contains(stderr, "skipped the project's 1 hook: this project is not trusted") ||
-		!strings.Contains(stderr, "codeloop trust") || !strings.Contains(stderr, ".claude/settings.json") {
+		!strings.Contains(stderr, "codeloop trust") {
 		t.Errorf("the user was not told:\n%s", stderr)
 	}
 
@@ -240,7 +240,7 @@ func TestHookProjectTrust(t *testing.T) {
 	if got, _ := os.ReadFile(marker); string(got) != "ran\n" {
 		t.Errorf("a changed hook ran: %q", got)
 	}
-	if !strings.Contains(stderr, "they changed since you trusted this project") {
+	if !strings.Contains(stderr, "its files changed since you trusted it (changed .claude/hooks/marker.sh)") {
 		t.Errorf("the change was not reported:\n%s", stderr)
 	}
 }
@@ -307,7 +307,7 @@ finish stop input=200 output=5
 
 	q := newProject(t, script, nil)
 	installScripts(t, filepath.Join(q.home, ".config", "codeloop", "tools"), "greet.sh")
-	q.write(map[string]string{"codeloop.json": `{"permission": {"greet": "allow"}}`})
+	q.writeConfig(`{"permission": {"greet": "allow"}}`)
 	q.mustRun("run", "greet")
 	if body := q.requestText(1); !strings.Contains(body, "hello, Ada") {
 		t.Errorf("an allowed custom tool did not run:\n%s", body)

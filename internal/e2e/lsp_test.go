@@ -246,6 +246,7 @@ func TestLSPServerThatExitsAtOnce(t *testing.T) {
 	cfg = strings.Replace(cfg, `"model": "fake/model",`, `"model": "fake/model",
   "lsp": {"gopls": {"disabled": true}, "broken": {"command": ["`+server+`"], "extensions": [".go"]}},`, 1)
 	p.write(map[string]string{"opencode.jsonc": cfg})
+	p.trust()
 	stdout, stderr, code := p.run("run", "change a.go")
 	if code != 0 {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

@@ -13,12 +13,20 @@ import (
 )
 
 // writeConfig adds a codeloop.json beside the project's OpenCode config;
-// both are merged.
+// both are merged. The project is then trusted as it is, as the user who
+// wrote the config would: what it names runs.
 func (p *project) writeConfig(cfg string) {
 	p.t.Helper()
 	if err := os.WriteFile(filepath.Join(p.dir, "codeloop.json"), []byte(cfg), 0o644); err != nil {
 		p.t.Fatal(err)
 	}
+	p.trust()
+}
+
+// trust trusts the project as its files are now.
+func (p *project) trust() {
+	p.t.Helper()
+	p.mustRun("trust")
 }
 
 // TestRunMCPTool has the model call a tool of an MCP server that the

@@ -41,9 +41,7 @@ func classProject(t *testing.T, script, rules string) *project {
 		t.Skip("touch is not installed")
 	}
 	p := newProject(t, script, map[string]string{"keep": "one two\nthree four\n"})
-	if err := os.WriteFile(filepath.Join(p.dir, "codeloop.json"), []byte(rules), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p.writeConfig(rules)
 	if err := os.Symlink(touch, filepath.Join(p.dir, "x")); err != nil {
 		t.Fatal(err)
 	}

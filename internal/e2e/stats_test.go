@@ -122,6 +122,11 @@ finish stop input=300 output=5
 	if err := os.WriteFile(filepath.Join(p.dir, "codeloop.json"), []byte(`{"retention": "30d"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A project's retention deletes sessions only once it is trusted.
+	if out, _, _ := p.run("trust", "--check"); !strings.Contains(out, "retention retention: 30d") {
+		t.Errorf("trust --check does not list the retention:\n%s", out)
+	}
+	writeFile(t, filepath.Join(p.home, ".config", "codeloop", "codeloop.json"), `{"retention": "30d"}`)
 	if out, errb, code := p.run("run", "a third question"); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errb)
 	}
