@@ -381,4 +381,3 @@ func TestClaudeSources(t *testing.T) {
 		t.Errorf("errors = %v", errs)
 	}
 }
-
