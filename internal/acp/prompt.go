@@ -177,6 +177,7 @@ type stream struct {
 	children map[string]bool   // sessions started by the session's sub-agents
 	title    string
 	failure  *client.MessageError // the last error the loop reported
+	ended    string               // why the turn ended, from the engine
 }
 
 func newStream(a *Agent, s *session, t *turn, userID string) *stream {
@@ -273,6 +274,10 @@ func (st *stream) handle(ctx context.Context, ev client.Event) bool {
 					return true
 				}
 			}
+		}
+	case client.TurnEndedEvent:
+		if e.SessionID == s.id {
+			st.ended = e.Reason
 		}
 	case client.SessionStatusEvent:
 		if e.SessionID == s.id && e.Status.Type == client.StatusIdle {
@@ -387,44 +392,17 @@ func (st *stream) finish() (sdk.PromptResponse, error) {
 			return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: failure.Error(), Data: map[string]any{"name": failure.Name}}
 		}
 	}
-	if last != nil {
-		switch last.Info.Finish {
-		case "length":
-			return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTokens}, nil
-		case "content-filter":
-			return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
-		}
-		if st.atStepLimit(ctx, last.Info.Agent) {
-			return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests}, nil
-		}
+	switch st.ended {
+	case client.TurnLength:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTokens}, nil
+	case client.TurnContentFilter:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
+	case client.TurnMaxSteps:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests}, nil
+	case client.TurnAborted:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
-}
-
-// atStepLimit reports whether the turn ended because the agent used all
-// its steps: the loop then makes the last one answer without tools. Every
-// step of the turn (a model step, a summary, a sub-agent run) stored one
-// assistant message.
-func (st *stream) atStepLimit(ctx context.Context, agentName string) bool {
-	if st.userID == "" {
-		return false
-	}
-	agents, err := st.s.c.Agents(ctx)
-	if err != nil {
-		st.a.opts.Log.Warn("acp: listing agents", "err", err)
-		return false
-	}
-	i := slices.IndexFunc(agents, func(a client.Agent) bool { return a.Name == agentName })
-	if i < 0 || agents[i].Steps <= 0 {
-		return false
-	}
-	steps := 0
-	for id, role := range st.roles {
-		if role == client.RoleAssistant && id > st.userID {
-			steps++
-		}
-	}
-	return steps >= agents[i].Steps
 }
 
 // planUpdate is the session's todo list as the editor's plan; cancelled

@@ -25,6 +25,8 @@ const (
 	SessionStatus      = "session.status"
 	SessionError       = "session.error"
 	SessionCompacted   = "session.compacted"
+	SessionIdle        = "session.idle"
+	TurnEnded          = "session.turn.ended" // codeloop's: why a turn ended
 	MessageUpdated     = "message.updated"
 	MessageRemoved     = "message.removed"
 	PartUpdated        = "message.part.updated"

@@ -13,6 +13,8 @@ const (
 	TypeSessionStatus     = "session.status"
 	TypeSessionError      = "session.error"
 	TypeSessionCompacted  = "session.compacted"
+	TypeSessionIdle       = "session.idle"
+	TypeTurnEnded         = "session.turn.ended"
 	TypeMessageUpdated    = "message.updated"
 	TypeMessageRemoved    = "message.removed"
 	TypePartUpdated       = "message.part.updated"
@@ -101,6 +103,38 @@ type SessionCompactedEvent struct {
 type MessageUpdatedEvent struct {
 	Info MessageInfo `json:"info"`
 }
+
+// SessionIdleEvent: nothing runs for the session any more (OpenCode's
+// session.idle, sent beside session.status).
+type SessionIdleEvent struct {
+	SessionID string `json:"sessionID"`
+}
+
+// TurnEndedEvent: a turn of the session ended, and why: "completed",
+// "aborted", "error" (Error says which), "rejected" (a permission or a
+// question was refused), "max_steps", "length", "content_filter", "empty"
+// (no text and no tool call), "attachment_failed" (Detail names the file)
+// or "stopped" (by a hook). codeloop's own event.
+type TurnEndedEvent struct {
+	SessionID string        `json:"sessionID"`
+	Reason    string        `json:"reason"`
+	Error     *MessageError `json:"error,omitempty"`
+	Detail    string        `json:"detail,omitempty"`
+}
+
+// The reasons of TurnEndedEvent.
+const (
+	TurnCompleted        = "completed"
+	TurnAborted          = "aborted"
+	TurnError            = "error"
+	TurnRejected         = "rejected"
+	TurnMaxSteps         = "max_steps"
+	TurnLength           = "length"
+	TurnContentFilter    = "content_filter"
+	TurnEmpty            = "empty"
+	TurnAttachmentFailed = "attachment_failed"
+	TurnStopped          = "stopped"
+)
 
 // MessageRemovedEvent: a message was removed.
 type MessageRemovedEvent struct {
@@ -201,6 +235,8 @@ func (SessionDeletedEvent) Type() string    { return TypeSessionDeleted }
 func (SessionStatusEvent) Type() string     { return TypeSessionStatus }
 func (SessionErrorEvent) Type() string      { return TypeSessionError }
 func (SessionCompactedEvent) Type() string  { return TypeSessionCompacted }
+func (SessionIdleEvent) Type() string       { return TypeSessionIdle }
+func (TurnEndedEvent) Type() string         { return TypeTurnEnded }
 func (MessageUpdatedEvent) Type() string    { return TypeMessageUpdated }
 func (MessageRemovedEvent) Type() string    { return TypeMessageRemoved }
 func (PartUpdatedEvent) Type() string       { return TypePartUpdated }
@@ -221,6 +257,8 @@ func (e SessionDeletedEvent) Session() string    { return e.Info.ID }
 func (e SessionStatusEvent) Session() string     { return e.SessionID }
 func (e SessionErrorEvent) Session() string      { return e.SessionID }
 func (e SessionCompactedEvent) Session() string  { return e.SessionID }
+func (e SessionIdleEvent) Session() string       { return e.SessionID }
+func (e TurnEndedEvent) Session() string         { return e.SessionID }
 func (e MessageUpdatedEvent) Session() string    { return e.Info.SessionID }
 func (e MessageRemovedEvent) Session() string    { return e.SessionID }
 func (e PartUpdatedEvent) Session() string       { return e.Part.SessionID }
@@ -273,6 +311,10 @@ func UnmarshalEvent(data []byte) (Event, error) {
 		e, err = decode[SessionErrorEvent](w.Properties)
 	case TypeSessionCompacted:
 		e, err = decode[SessionCompactedEvent](w.Properties)
+	case TypeSessionIdle:
+		e, err = decode[SessionIdleEvent](w.Properties)
+	case TypeTurnEnded:
+		e, err = decode[TurnEndedEvent](w.Properties)
 	case TypeMessageUpdated:
 		e, err = decode[MessageUpdatedEvent](w.Properties)
 	case TypeMessageRemoved:

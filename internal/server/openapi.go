@@ -13,6 +13,7 @@ import (
 var eventTypes = []client.Event{
 	client.SessionCreatedEvent{}, client.SessionUpdatedEvent{}, client.SessionDeletedEvent{},
 	client.SessionStatusEvent{}, client.SessionErrorEvent{}, client.SessionCompactedEvent{},
+	client.SessionIdleEvent{}, client.TurnEndedEvent{},
 	client.MessageUpdatedEvent{}, client.MessageRemovedEvent{},
 	client.PartUpdatedEvent{}, client.PartDeltaEvent{}, client.PartRemovedEvent{},
 	client.PermissionAskedEvent{}, client.PermissionRepliedEvent{},

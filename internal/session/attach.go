@@ -112,10 +112,16 @@ func (e *Engine) attachFile(ctx context.Context, sess Info, user message.Info, p
 	return out
 }
 
+// AttachErrorKey is the metadata key of the synthetic text that stands for
+// a file of the prompt that could not be attached; its value says which
+// file and why.
+const AttachErrorKey = "attachError"
+
 // readFailed is the synthetic text that replaces a file that could not be
 // read, so the model knows the user meant to show it.
 func (e *Engine) readFailed(path string, err error) message.Part {
 	msg := strings.TrimSpace(err.Error())
 	e.cfg.Log.Warn("attaching a file", "path", path, "err", msg)
-	return &message.TextPart{Text: fmt.Sprintf("Read tool failed to read %s with the following error: %s", path, msg), Synthetic: true}
+	return &message.TextPart{Text: fmt.Sprintf("Read tool failed to read %s with the following error: %s", path, msg), Synthetic: true,
+		Metadata: map[string]any{AttachErrorKey: path + ": " + msg}}
 }

@@ -235,6 +235,10 @@ func (e *Engine) setStatus(sessionID string, s Status) {
 	if e.cfg.Bus != nil {
 		e.cfg.Bus.Publish(e.ctx, bus.Event{Type: bus.SessionStatus, SessionID: sessionID,
 			Properties: StatusEvent{SessionID: sessionID, Status: s}})
+		if s.Type == StatusIdle {
+			e.cfg.Bus.Publish(e.ctx, bus.Event{Type: bus.SessionIdle, SessionID: sessionID,
+				Properties: IdleEvent{SessionID: sessionID}})
+		}
 	}
 }
 
@@ -334,6 +338,10 @@ func (e *Engine) run(r *runner) {
 		if err != nil {
 			e.cfg.Log.Error("session loop failed", "session", r.sessionID, "err", err)
 			e.publishError(r.sessionID, message.FromError(err))
+		}
+		if e.cfg.Bus != nil {
+			ev := st.turnEnd(r.sessionID, err, r.ctx.Err() != nil)
+			e.cfg.Bus.Publish(e.ctx, bus.Event{Type: bus.TurnEnded, SessionID: r.sessionID, Properties: ev})
 		}
 		if last {
 			e.setStatus(r.sessionID, Status{Type: StatusIdle})

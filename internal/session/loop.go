@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/llm"
@@ -22,6 +23,15 @@ type loopState struct {
 	retries    int
 	recovered  bool
 	stopBlocks int // stop hooks that kept the turn going, in a row
+
+	// What the last step said, for the turn's end: its message, and
+	// whether the loop stopped on a rejection, the step limit or a hook.
+	last     *message.Info
+	user     *message.Message
+	rejected bool
+	maxSteps bool
+	halted   bool
+	answered bool // the last step produced text or a tool call
 }
 
 // finished reports the exit rule: the newest assistant message answers the
@@ -63,6 +73,7 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		if l.User == nil {
 			return errors.New("the session has no message to answer")
 		}
+		st.user = l.User
 		if finished(l) {
 			if again, err := e.stopHooks(ctx, sessionID, st, l); err != nil || !again {
 				return err
@@ -198,6 +209,7 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 	p.turn = turnCalls(msgs, user.Info.ID)
 	p.msgs = msgs
 	out, err := p.process(ctx, req)
+	st.record(p, lastStep && out == outContinue, out == outContinue && p.halted())
 	if err != nil {
 		return outStop, err
 	}
@@ -374,4 +386,68 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 		}
 	}
 	return nil
+}
+
+// record keeps what a step's end says for the turn's.
+func (st *loopState) record(p *processor, maxSteps, halted bool) {
+	p.w.mu.Lock()
+	info := *p.w.info
+	st.rejected = p.blocked
+	st.answered = false
+	for _, part := range p.w.parts {
+		switch part := part.(type) {
+		case *message.TextPart:
+			if b := p.w.texts[part]; strings.TrimSpace(part.Text) != "" || b != nil && strings.TrimSpace(b.String()) != "" {
+				st.answered = true
+			}
+		case *message.ToolPart:
+			st.answered = true
+		}
+	}
+	p.w.mu.Unlock()
+	st.last, st.maxSteps, st.halted = &info, maxSteps, halted
+}
+
+// turnEnd says why the turn ended: err is what the loop returned and
+// aborted whether it was stopped.
+func (st *loopState) turnEnd(sessionID string, err error, aborted bool) TurnEndedEvent {
+	ev := TurnEndedEvent{SessionID: sessionID, Reason: TurnCompleted}
+	last := st.last
+	switch {
+	case aborted:
+		ev.Reason = TurnAborted
+	case err != nil:
+		ev.Reason, ev.Error = TurnError, message.FromError(err)
+	case last != nil && last.Error != nil:
+		ev.Error = last.Error
+		switch last.Error.Name {
+		case message.ErrAborted:
+			ev.Reason = TurnAborted
+		case message.ErrContentFilter:
+			ev.Reason = TurnContentFilter
+		default:
+			ev.Reason = TurnError
+		}
+	case st.rejected:
+		ev.Reason = TurnRejected
+	case st.maxSteps:
+		ev.Reason = TurnMaxSteps
+	case st.halted:
+		ev.Reason = TurnStopped
+	case last != nil && last.Finish == string(llm.FinishLength):
+		ev.Reason = TurnLength
+	case last != nil && !last.Summary && !st.answered:
+		ev.Reason = TurnEmpty
+	}
+	if ev.Reason == TurnCompleted && st.user != nil {
+		for _, p := range st.user.Parts {
+			if t, ok := p.(*message.TextPart); ok && t.Synthetic {
+				if why, ok := t.Metadata[AttachErrorKey].(string); ok {
+					ev.Reason, ev.Detail = TurnAttachmentFailed, why
+					break
+				}
+			}
+		}
+	}
+	return ev
 }

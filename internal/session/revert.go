@@ -253,8 +253,8 @@ func (e *Engine) cleanupRevert(ctx context.Context, sessionID string) error {
 					if err := e.sessions.store.DeletePart(ctx, p.Base().ID); err != nil {
 						return err
 					}
-					e.sessions.publish(ctx, bus.PartRemoved, sessionID, map[string]string{
-						"sessionID": sessionID, "messageID": first.Info.ID, "partID": p.Base().ID})
+					e.sessions.publish(ctx, bus.PartRemoved, sessionID, PartRemovedEvent{
+						SessionID: sessionID, MessageID: first.Info.ID, PartID: p.Base().ID})
 				}
 			}
 		}
@@ -273,6 +273,6 @@ func (s *Sessions) removeMessage(ctx context.Context, sessionID, messageID strin
 	if err := s.store.DeleteMessage(ctx, messageID); err != nil {
 		return err
 	}
-	s.publish(ctx, bus.MessageRemoved, sessionID, map[string]string{"sessionID": sessionID, "messageID": messageID})
+	s.publish(ctx, bus.MessageRemoved, sessionID, MessageRemovedEvent{SessionID: sessionID, MessageID: messageID})
 	return nil
 }

@@ -201,7 +201,27 @@ func (s suite) revert(t *testing.T) {
 		t.Errorf("%d messages while reverted, want all %d kept until the next prompt", n, len(msgs))
 	}
 	must(c.Prompt(ctx, sess.ID, client.PromptInput{Parts: []client.PartInput{client.TextInput("start over")}}))(t)
-	until(t, ev, idle(sess.ID))
+	evs := until(t, ev, idle(sess.ID))
+	removed := map[string]bool{}
+	ended := ""
+	for _, e := range evs {
+		switch e := e.(type) {
+		case client.MessageRemovedEvent:
+			if e.SessionID == sess.ID {
+				removed[e.MessageID] = true
+			}
+		case client.TurnEndedEvent:
+			ended = e.Reason
+		}
+	}
+	for _, m := range msgs {
+		if !removed[m.Info.ID] {
+			t.Errorf("no message.removed event for %s %s after the revert became final", m.Info.Role, m.Info.ID)
+		}
+	}
+	if ended != client.TurnCompleted {
+		t.Errorf("the turn ended with %q, want %q\n%s", ended, client.TurnCompleted, describe(evs))
+	}
 	after := must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)
 	if len(after) != 2 || after[0].Info.ID == first {
 		t.Errorf("after the next prompt: %d messages (first %s), want only the new prompt and its answer", len(after), after[0].Info.ID)

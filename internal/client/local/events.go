@@ -110,6 +110,14 @@ func convertEvent(ev bus.Event) client.Event {
 		return client.SessionErrorEvent{SessionID: p.SessionID, Error: toError(p.Error)}
 	case session.CompactedEvent:
 		return client.SessionCompactedEvent{SessionID: p.SessionID}
+	case session.IdleEvent:
+		return client.SessionIdleEvent{SessionID: p.SessionID}
+	case session.TurnEndedEvent:
+		return client.TurnEndedEvent{SessionID: p.SessionID, Reason: string(p.Reason), Error: toError(p.Error), Detail: p.Detail}
+	case session.MessageRemovedEvent:
+		return client.MessageRemovedEvent{SessionID: p.SessionID, MessageID: p.MessageID}
+	case session.PartRemovedEvent:
+		return client.PartRemovedEvent{SessionID: p.SessionID, MessageID: p.MessageID, PartID: p.PartID}
 	case permission.Request:
 		return client.PermissionAskedEvent{PermissionRequest: toPermission(p)}
 	case permission.Replied:
