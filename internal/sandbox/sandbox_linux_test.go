@@ -49,11 +49,11 @@ func newTree(t *testing.T, kind int) tree {
 		}
 	}
 	files := map[string]string{
-		filepath.Join(tr.project, "a"):                             "project file\n",
-		filepath.Join(tr.project, "codeloop.json"):                 `{"sandbox":{"mode":"workspace-write"}}`,
-		filepath.Join(tr.project, "opencode.json"):                 `{}`,
+		filepath.Join(tr.project, "a"):                            "project file\n",
+		filepath.Join(tr.project, "codeloop.json"):                `{"sandbox":{"mode":"workspace-write"}}`,
+		filepath.Join(tr.project, "opencode.json"):                `{}`,
 		filepath.Join(tr.project, "claude-real", "settings.json"): `{}`,
-		filepath.Join(tr.outside, "victim"):                        "keep me\n",
+		filepath.Join(tr.outside, "victim"):                       "keep me\n",
 	}
 	if kind == standIn {
 		for _, d := range []string{"hooks", "info"} {
