@@ -302,6 +302,7 @@ func TestConfinement(t *testing.T) {
 		{name: "tcp off", script: tcp},
 		{name: "tcp on", network: true, script: tcp, ok: true},
 		{name: "unix socket", script: `python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('` + sock + `')"`, ok: true, needs: "python3"},
+		{name: "enter a mount namespace", script: "nsenter --mount=/proc/self/ns/mnt true", needs: "nsenter"},
 		{name: "signal codeloop", script: fmt.Sprintf("kill -0 %d", os.Getpid())},
 	}
 	for _, tt := range tests {
