@@ -124,9 +124,9 @@ func sandboxFor(t *testing.T) (*sandbox.Sandbox, sandbox.Status) {
 }
 
 // run runs script with bash under the policy, as codeloop does: the guard
-// recorded before, restored after. It returns the output, the exit error
-// and the protected paths the guard restored.
-func run(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, script string) (string, error, []string) {
+// recorded before, restored after. It returns the output, the protected
+// paths the guard restored and the exit error.
+func run(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, script string) (string, []string, error) {
 	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -145,7 +145,7 @@ func run(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, script string) (st
 	if rerr != nil {
 		t.Errorf("restoring the protected paths: %v", rerr)
 	}
-	return out.String(), err, restored
+	return out.String(), restored, err
 }
 
 // meta is what chmod, chown, touch and setfattr change of a file.
@@ -333,7 +333,7 @@ func TestConfinement(t *testing.T) {
 			t.Setenv("P", tr.project)
 			t.Setenv("O", tr.outside)
 			t.Setenv("T", tr.temp)
-			out, err, restored := run(t, sb, p, tt.script)
+			out, restored, err := run(t, sb, p, tt.script)
 			if tt.ok && err != nil {
 				t.Fatalf("want success, got %v: %s", err, out)
 			}
@@ -381,7 +381,7 @@ func TestUnconfinedParent(t *testing.T) {
 	sb, _ := sandboxFor(t)
 	tr := newTree(t, standIn)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Project: tr.project, TempDir: tr.temp}
-	if out, err, _ := run(t, sb, p, "echo x > $0/blocked 2>/dev/null; true"); err != nil {
+	if out, _, err := run(t, sb, p, "echo x > $0/blocked 2>/dev/null; true"); err != nil {
 		t.Fatalf("sandboxed command: %v: %s", err, out)
 	}
 	if err := os.WriteFile(filepath.Join(tr.outside, "parent"), []byte("x"), 0o644); err != nil {

@@ -109,7 +109,7 @@ func TestWorktreeConfinement(t *testing.T) {
 			t.Setenv("W", wt)
 			p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Project: wt, TempDir: temp, Writable: []string{main}}
 			// The command runs at all: it can write the worktree.
-			out, err, _ := run(t, sb, p, "touch $W/ran && "+tt.script)
+			out, _, err := run(t, sb, p, "touch $W/ran && "+tt.script)
 			if tt.ok != (err == nil) {
 				t.Fatalf("ok %v, got %v: %s", tt.ok, err, out)
 			}
