@@ -23,7 +23,10 @@ const stNoSymfollow = 0x2000
 // removed) and the other protected paths bound over themselves read-only.
 // The namespace is first made private so that nothing done here reaches
 // the rest of the system.
-func confineMounts(p Policy) error {
+//
+// perMount makes the mounts read-only one by one, as kernels without
+// mount_setattr need, rather than all at once.
+func confineMounts(p Policy, perMount bool) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return fmt.Errorf("sandbox: finding the working directory: %w", err)
@@ -53,10 +56,8 @@ func confineMounts(p Policy) error {
 			}
 		}
 	}
-	for _, m := range mounts {
-		if err := m.remount(true); err != nil {
-			return err
-		}
+	if err := readOnlyAll(mounts, perMount); err != nil {
+		return err
 	}
 	slices.Sort(writable)
 	for _, w := range slices.Compact(writable) {
@@ -76,6 +77,29 @@ func confineMounts(p Policy) error {
 	return nil
 }
 
+// readOnlyAll makes every mount of the namespace read-only, keeping the
+// other flags: with one recursive mount_setattr, or, where the kernel (older
+// than 5.12) or a container's seccomp filter refuses it or perMount asks,
+// with a remount of each reachable mount.
+func readOnlyAll(mounts []mountInfo, perMount bool) error {
+	if !perMount {
+		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+		err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) {
+			return fmt.Errorf("making the file system read-only in the sandbox: %w", err)
+		}
+	}
+	for _, m := range mounts {
+		if err := m.remount(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // mountInfo is one line of /proc/self/mountinfo.
 type mountInfo struct {
 	id     uint64
@@ -84,9 +108,9 @@ type mountInfo struct {
 	fstype string
 }
 
-// readMounts returns the mounts of the helper's namespace.
+// readMounts returns the mounts of the calling thread's namespace.
 func readMounts() ([]mountInfo, error) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	b, err := os.ReadFile("/proc/thread-self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("listing the mounts: %w", err)
 	}
@@ -135,7 +159,8 @@ func unescapeMount(s string) string {
 // mountID returns the id of the mount path lies on.
 func mountID(path string) (uint64, error) {
 	var st unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW|unix.AT_NO_AUTOMOUNT, unix.STATX_MNT_ID, &st); err != nil {
+	flags := unix.AT_SYMLINK_NOFOLLOW | unix.AT_NO_AUTOMOUNT | unix.AT_STATX_DONT_SYNC
+	if err := unix.Statx(unix.AT_FDCWD, path, flags, unix.STATX_MNT_ID, &st); err != nil {
 		return 0, err
 	}
 	if st.Mask&unix.STATX_MNT_ID == 0 {
@@ -189,17 +214,14 @@ func pseudoFS(fstype string) bool {
 	return false
 }
 
-// remount makes m read-only, or writable again, keeping its other flags.
-// A mount hidden under another one, which no path reaches, is left alone.
-func (m mountInfo) remount(readOnly bool) error {
+// remount makes m read-only, keeping its other flags. A mount hidden under
+// another one, which no path reaches, is left alone.
+func (m mountInfo) remount() error {
 	if id, err := mountID(m.point); err != nil || id != m.id {
 		return nil
 	}
 	flags, _ := m.flags()
-	flags |= unix.MS_REMOUNT | unix.MS_BIND
-	if readOnly {
-		flags |= unix.MS_RDONLY
-	}
+	flags |= unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY
 	if err := unix.Mount("", m.point, "", flags, ""); err != nil {
 		if pseudoFS(m.fstype) {
 			return nil
