@@ -89,3 +89,24 @@ func inNamespace(p Policy, perMount bool, outside string) error {
 	}
 	return errors.Join(errs...)
 }
+
+func TestMountInfoLine(t *testing.T) {
+	tests := []struct {
+		opts, point string
+		flags       uintptr
+		ro          bool
+		wantPoint   string
+	}{
+		{"rw,relatime", `/home/me/my\040project`, unix.MS_RELATIME, false, "/home/me/my project"},
+		{"ro,nosuid,nodev,noexec,noatime", `/a\134b`, unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_NOATIME, true, `/a\b`},
+		{"rw,nosymfollow", "/x", unix.MS_NOSYMFOLLOW | unix.MS_STRICTATIME, false, "/x"},
+		{"rw,nodiratime,relatime", `/tail\04`, unix.MS_NODIRATIME | unix.MS_RELATIME, false, `/tail\04`},
+	}
+	for _, tt := range tests {
+		m := mountInfo{opts: tt.opts, point: unescapeMount(tt.point)}
+		flags, ro := m.flags()
+		if flags != tt.flags || ro != tt.ro || m.point != tt.wantPoint {
+			t.Errorf("%s %s: flags %#x ro %v point %q, want %#x %v %q", tt.opts, tt.point, flags, ro, m.point, tt.flags, tt.ro, tt.wantPoint)
+		}
+	}
+}
