@@ -13,6 +13,7 @@ import (
 // needs a file or directory to cover, so inside the sandbox these can be
 // created or replaced; Restore undoes that once the command has ended.
 type Guard struct {
+	project string
 	entries []guarded
 }
 
@@ -26,7 +27,7 @@ type guarded struct {
 // links. Call it before the confined command starts and Restore on the
 // result after it ended.
 func (p Policy) Guard() Guard {
-	var g Guard
+	g := Guard{project: p.Project}
 	for _, e := range p.protection() {
 		info, err := os.Lstat(e.path)
 		switch {
@@ -44,46 +45,69 @@ func (p Policy) Guard() Guard {
 // Restore removes each protected path that was absent when g was recorded
 // and exists now, and puts back each symbolic link that is no longer the
 // same. It returns the paths it changed, sorted, and an error naming those
-// it could not.
+// it could not. It works beneath the project (or the git directory outside
+// it the path belongs to) and follows no symbolic link out of it, whatever
+// a command still running may put in its way.
 func (g Guard) Restore() ([]string, error) {
 	var changed []string
 	var errs []error
 	for _, e := range g.entries {
-		if g.covered(e.path, changed) {
+		if covered(e.path, changed) {
 			continue // removed with a parent already
 		}
-		info, err := os.Lstat(e.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			if e.link == "" {
-				continue
-			}
-		} else if err != nil {
+		ok, err := g.restore(e)
+		if err != nil {
 			errs = append(errs, err)
-			continue
-		} else if e.link == "" {
-			// created by the command
-		} else if info.Mode()&fs.ModeSymlink != 0 {
-			if target, err := os.Readlink(e.path); err == nil && target == e.link {
-				continue
-			}
 		}
-		if err := removeTree(e.path); err != nil {
-			errs = append(errs, fmt.Errorf("removing %s, which a sandboxed command created: %w", e.path, err))
-			continue
+		if ok {
+			changed = append(changed, e.path)
 		}
-		if e.link != "" {
-			if err := os.Symlink(e.link, e.path); err != nil {
-				errs = append(errs, fmt.Errorf("restoring the symbolic link %s: %w", e.path, err))
-				continue
-			}
-		}
-		changed = append(changed, e.path)
 	}
 	return changed, errors.Join(errs...)
 }
 
+// restore undoes what happened to e, reporting whether there was anything
+// to undo.
+func (g Guard) restore(e guarded) (bool, error) {
+	base := filepath.Dir(e.path)
+	if rel, err := filepath.Rel(g.project, e.path); err == nil && rel != "." && filepath.IsLocal(rel) {
+		base = g.project
+	}
+	rel, err := filepath.Rel(base, e.path)
+	if err != nil {
+		return false, err
+	}
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return false, fmt.Errorf("checking %s: %w", e.path, err)
+	}
+	defer root.Close()
+	info, err := root.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if e.link == "" {
+			return false, nil
+		}
+	case err != nil:
+		return false, fmt.Errorf("checking %s: %w", e.path, err)
+	case e.link != "" && info.Mode()&fs.ModeSymlink != 0:
+		if target, err := root.Readlink(rel); err == nil && target == e.link {
+			return false, nil
+		}
+	}
+	if err := removeTree(root, rel); err != nil {
+		return true, fmt.Errorf("removing %s, which a sandboxed command created: %w", e.path, err)
+	}
+	if e.link != "" {
+		if err := root.Symlink(e.link, rel); err != nil {
+			return true, fmt.Errorf("restoring the symbolic link %s: %w", e.path, err)
+		}
+	}
+	return true, nil
+}
+
 // covered reports whether path lies beneath one of the removed paths.
-func (g Guard) covered(path string, removed []string) bool {
+func covered(path string, removed []string) bool {
 	for _, r := range removed {
 		if rel, err := filepath.Rel(r, path); err == nil && rel != "." && filepath.IsLocal(rel) {
 			return true
@@ -92,17 +116,17 @@ func (g Guard) covered(path string, removed []string) bool {
 	return false
 }
 
-// removeTree removes path and what lies beneath it, giving the owner
-// access to directories a command made unreadable first.
-func removeTree(path string) error {
-	if err := os.RemoveAll(path); err == nil {
+// removeTree removes name in root and what lies beneath it, giving the
+// owner access to directories a command made unreadable first.
+func removeTree(root *os.Root, name string) error {
+	if err := root.RemoveAll(name); err == nil {
 		return nil
 	}
-	_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(root.FS(), filepath.ToSlash(name), func(p string, d fs.DirEntry, err error) error {
 		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
+			_ = root.Chmod(filepath.FromSlash(p), 0o700)
 		}
 		return nil
 	})
-	return os.RemoveAll(path)
+	return root.RemoveAll(name)
 }

@@ -100,3 +100,30 @@ func TestStatusString(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardStaysInside replaces the project's .git with a link to another
+// repository's, as a command could where no mount pins .git: restoring must
+// not remove what lies there.
+func TestGuardStaysInside(t *testing.T) {
+	project, other := t.TempDir(), t.TempDir()
+	for _, d := range []string{filepath.Join(project, ".git"), filepath.Join(other, ".git", "modules")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Project: project, TempDir: t.TempDir()}
+	g := p.Guard() // .git/modules is absent
+	if err := os.Remove(filepath.Join(project, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(other, ".git"), filepath.Join(project, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := g.Restore()
+	if _, serr := os.Stat(filepath.Join(other, ".git", "modules")); serr != nil {
+		t.Fatalf("restoring removed another repository's modules: %v (restored %q, %v)", serr, changed, err)
+	}
+	if err == nil {
+		t.Error("restoring through a link out of the project did not fail")
+	}
+}
