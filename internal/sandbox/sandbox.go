@@ -5,9 +5,12 @@
 // directory and a few device files), a seccomp filter (no network sockets
 // but Unix ones when the network is off, no ptrace, no io_uring, no kernel
 // module or mount changes) and, where the kernel allows a private mount
-// namespace, read-only bind mounts over protected paths inside the project.
-// The helper then executes the shell, and every child of the shell inherits
-// the confinement. The codeloop process itself is never confined.
+// namespace, mounts: the whole file system read-only but the writable
+// paths, the git directories pinned where they are and the other protected
+// paths (ProtectedPaths) read-only. The helper then executes the shell, and
+// every child of the shell inherits the confinement. The codeloop process
+// itself is never confined; it undoes, with a Guard, what a command did to
+// protected paths no mount could cover.
 //
 // Where the kernel lacks Landlock the sandbox is unavailable: Probe says so
 // and callers decide what to do (by default, ask before each command).
