@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-// TestConfinementUnprivileged runs TestConfinement again as the
+// TestConfinementUnprivileged runs TestConfinement and its kin again as the
 // unprivileged user nobody when the tests run as root: without root the
 // helper makes its mount namespace inside a user namespace, which root's
 // run does not exercise.
@@ -46,7 +46,7 @@ func TestConfinementUnprivileged(t *testing.T) {
 	if err := os.Chmod(tmp, 0o1777); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^TestConfinement$", "-test.v", "-test.count", "1")
+	cmd := exec.Command(bin, "-test.run", "^(TestConfinement|TestWorktreeConfinement|TestTerminal|TestGuard.*)$", "-test.v", "-test.count", "1")
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
