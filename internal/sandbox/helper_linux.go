@@ -50,7 +50,7 @@ func helper(args []string, stdout, stderr io.Writer) int {
 
 	st := Status{Available: true, MountNamespace: req.MountNamespace}
 	if req.MountNamespace {
-		if err := protectPaths(req.Policy); err != nil {
+		if err := confineMounts(req.Policy, false); err != nil {
 			return fail("%v", err)
 		}
 	}

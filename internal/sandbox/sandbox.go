@@ -5,9 +5,12 @@
 // directory and a few device files), a seccomp filter (no network sockets
 // but Unix ones when the network is off, no ptrace, no io_uring, no kernel
 // module or mount changes) and, where the kernel allows a private mount
-// namespace, read-only bind mounts over protected paths inside the project.
-// The helper then executes the shell, and every child of the shell inherits
-// the confinement. The codeloop process itself is never confined.
+// namespace, mounts: the whole file system read-only but the writable
+// paths, the git directories pinned where they are and the other protected
+// paths (ProtectedPaths) read-only. The helper then executes the shell, and
+// every child of the shell inherits the confinement. The codeloop process
+// itself is never confined; it undoes, with a Guard, what a command did to
+// protected paths no mount could cover.
 //
 // Where the kernel lacks Landlock the sandbox is unavailable: Probe says so
 // and callers decide what to do (by default, ask before each command).
@@ -45,13 +48,6 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("sandbox mode %q: want %s, %s or %s", s, ModeReadOnly, ModeWorkspaceWrite, ModeOff)
 }
 
-// DefaultProtected returns the paths, relative to the project, that stay
-// read-only in workspace-write mode: code and settings that git or codeloop
-// would run or read later on the user's behalf.
-func DefaultProtected() []string {
-	return []string{".git/hooks", ".git/config", ".codeloop", ".opencode", ".claude"}
-}
-
 // Policy says what a confined command may do.
 type Policy struct {
 	Mode    Mode   `json:"mode"`
@@ -61,8 +57,8 @@ type Policy struct {
 
 	// Writable lists extra absolute paths commands may write.
 	Writable []string `json:"writable,omitempty"`
-	// Protected lists paths relative to Project kept read-only in
-	// workspace-write mode; nil means DefaultProtected().
+	// Protected lists paths relative to Project that commands may not
+	// change (see DefaultProtected); nil means DefaultProtected().
 	Protected []string `json:"protected,omitempty"`
 }
 
@@ -98,22 +94,6 @@ func (p Policy) writable() []string {
 	return slices.Compact(w)
 }
 
-// protected returns the absolute protected paths of the policy.
-func (p Policy) protected() []string {
-	if p.Mode != ModeWorkspaceWrite {
-		return nil
-	}
-	rel := p.Protected
-	if rel == nil {
-		rel = DefaultProtected()
-	}
-	out := make([]string, 0, len(rel))
-	for _, r := range rel {
-		out = append(out, filepath.Join(p.Project, r))
-	}
-	return out
-}
-
 // String describes the policy in a few words, for tool results and logs.
 func (p Policy) String() string {
 	if p.Mode == ModeOff {
@@ -134,7 +114,9 @@ type Status struct {
 	Landlock int `json:"landlock"`
 	// Seccomp is true when a seccomp filter can be installed.
 	Seccomp bool `json:"seccomp"`
-	// MountNamespace is true when protected paths can be made read-only.
+	// MountNamespace is true when commands run in a mount namespace of
+	// their own where the file system is read-only but for the writable
+	// paths, and the protected paths are read-only too.
 	MountNamespace bool `json:"mountNamespace"`
 	// Reason says why the sandbox, or a part of it, is missing.
 	Reason string `json:"reason,omitempty"`
@@ -150,9 +132,9 @@ func (s Status) String() string {
 		parts = append(parts, "seccomp")
 	}
 	if s.MountNamespace {
-		parts = append(parts, "read-only protected paths")
+		parts = append(parts, "read-only file system but the writable paths", "read-only protected paths")
 	} else {
-		parts = append(parts, "protected paths not enforced")
+		parts = append(parts, "no mount namespace: protected paths and metadata (chmod, chown, timestamps, extended attributes) outside the writable paths not enforced")
 	}
 	out := "available: " + strings.Join(parts, ", ")
 	if s.Reason != "" {

@@ -19,7 +19,8 @@ const (
 
 // blockedSyscalls are refused in every mode: debugging other processes,
 // io_uring (which bypasses the other checks), kernel modules, kexec, BPF,
-// and changes to the mount table.
+// changes to the mount table, and entering another namespace (root could
+// otherwise join a mount namespace where the file system is writable).
 func blockedSyscalls() []uint32 {
 	return []uint32{
 		unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD,
@@ -28,7 +29,7 @@ func blockedSyscalls() []uint32 {
 		unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD, unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN,
 		unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_OPEN_TREE, unix.SYS_MOVE_MOUNT,
 		unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR,
-		unix.SYS_REBOOT, unix.SYS_SWAPON, unix.SYS_SWAPOFF,
+		unix.SYS_REBOOT, unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_SETNS,
 	}
 }
 

@@ -225,10 +225,20 @@ type bashOutcome struct {
 	// reports that the terminal dropped the start of its output.
 	terminal string
 	cut      bool
+	// restored are the protected paths the sandbox undid the command's
+	// changes to; restoreErr says what it could not undo.
+	restored   []string
+	restoreErr error
 }
 
 // runLocal runs the command in codeloop's own shell, confined as planned.
 func runLocal(ctx context.Context, env Env, sh shellCmd, confine confinePlan, timeout, grace time.Duration, sink *bashSink) (bashOutcome, error) {
+	// What of the protected paths a mount cannot cover (those that do not
+	// exist yet) is undone once the command has ended.
+	var guard sandbox.Guard
+	if confine.policy != nil {
+		guard = confine.policy.Guard()
+	}
 	run, err := startShell(sh, sink, func(cmd *exec.Cmd) error {
 		return env.Sandbox.wrap(ctx, cmd, confine)
 	})
@@ -248,6 +258,7 @@ func runLocal(ctx context.Context, env Env, sh shellCmd, confine confinePlan, ti
 		run.kill(grace)
 	}
 	runErr := run.p.Wait()
+	o.restored, o.restoreErr = guard.Restore()
 	o.exit, o.signal = exitStatus(run.p.Cmd())
 	if runErr != nil && !errors.Is(runErr, exec.ErrWaitDelay) {
 		var ee *exec.ExitError
@@ -281,6 +292,13 @@ func bashResult(call *Call, p bashParams, o bashOutcome, confine confinePlan, ti
 			}
 		}
 	}
+	if len(o.restored) > 0 {
+		notes = append(notes, "The sandbox undid what the command did to "+strings.Join(o.restored, ", ")+
+			": confined commands may not create or replace these, which hold code or settings that git or codeloop would run or read on the user's behalf.")
+	}
+	if o.restoreErr != nil {
+		notes = append(notes, "The sandbox could not undo what the command did to protected paths: "+o.restoreErr.Error())
+	}
 	if o.cut {
 		notes = append(notes, fmt.Sprintf("The editor's terminal kept only the last %d bytes of the output; the start is lost.", terminalOutputLimit))
 	}
@@ -296,6 +314,9 @@ func bashResult(call *Call, p bashParams, o bashOutcome, confine confinePlan, ti
 	}
 	if o.terminal != "" {
 		meta["terminal"] = o.terminal
+	}
+	if len(o.restored) > 0 {
+		meta["sandboxRestored"] = o.restored
 	}
 	if o.timedOut {
 		meta["timedOut"] = true

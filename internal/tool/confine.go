@@ -114,7 +114,7 @@ func sandboxHint(p sandbox.Policy, output string) string {
 	if p.Network {
 		net = "may use the network"
 	}
-	return fmt.Sprintf("The command ran in codeloop's sandbox (%s): it may write %s (not .git/hooks, .git/config, .codeloop, .opencode or .claude) and %s. "+
+	return fmt.Sprintf("The command ran in codeloop's sandbox (%s): it may write %s (not the project's codeloop.json, opencode.json, .codeloop, .opencode, .claude or .mcp.json, nor .git's config, hooks or info, and .git itself cannot be renamed or removed) and %s. "+
 		"If it failed because of that and it must do more, call bash again with \"sandbox\": \"off\"; the user will be asked to approve running it unconfined.",
 		p.String(), where, net)
 }

@@ -95,6 +95,39 @@ func TestBashSandboxed(t *testing.T) {
 	}
 }
 
+// TestBashSandboxUndoesProtected has a confined command create protected
+// paths that did not exist: they are gone afterwards and the model is told.
+func TestBashSandboxUndoesProtected(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := confinedEnv(t, exe)
+	if st := env.Sandbox.Sandbox.Status(context.Background()); !st.Available {
+		t.Skipf("sandbox unavailable: %s", st.Reason)
+	}
+	project := t.TempDir()
+	call, _ := newCall(t, "bash", project, map[string]any{"command": "echo '{}' > .mcp.json && mkdir -p .codeloop/tools && echo x > kept.txt"})
+	res, err := toolByID(t, env, "bash").Run(context.Background(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{".mcp.json", ".codeloop"} {
+		if _, err := os.Lstat(filepath.Join(project, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there: %v", name, err)
+		}
+		if !strings.Contains(res.Output, filepath.Join(project, name)) {
+			t.Errorf("the result does not name %s:\n%s", name, res.Output)
+		}
+	}
+	if !strings.Contains(res.Output, "The sandbox undid what the command did to") {
+		t.Errorf("the result does not say what the sandbox undid:\n%s", res.Output)
+	}
+	if _, err := os.Stat(filepath.Join(project, "kept.txt")); err != nil {
+		t.Errorf("an ordinary file the command wrote is gone: %v", err)
+	}
+}
+
 // TestBashSandboxUnavailable forces the sandbox to be unavailable: with
 // the ask fallback every command is asked, not run unasked; with deny it
 // is refused.
