@@ -37,11 +37,12 @@ type runOutput struct {
 
 	kinds   map[string]string // part id → part type
 	asked   map[string]permission.Request
-	printed map[string]int  // text part id → bytes printed
-	done    map[string]bool // parts reported as finished
-	midLine bool            // the last text printed did not end a line
-	failed  bool            // an error was reported
-	refused int             // permission requests rejected
+	printed map[string]int          // text part id → bytes printed
+	done    map[string]bool         // parts reported as finished
+	midLine bool                    // the last text printed did not end a line
+	failed  bool                    // an error was reported
+	refused int                     // permission requests rejected
+	ended   *session.TurnEndedEvent // why this process's loop ended the turn
 	// summaries are the compaction summaries' message ids: their text is
 	// not the answer and is not printed as one.
 	summaries map[string]bool
@@ -125,6 +126,8 @@ func (o *runOutput) event(ev bus.Event) {
 		o.error(p.Error)
 	case session.StatusEvent:
 		o.status(p.Status)
+	case session.TurnEndedEvent:
+		o.ended = &p
 	case permission.Request:
 		o.asked[p.ID] = p
 	case permission.Replied:
@@ -295,6 +298,18 @@ func (o *runOutput) catchUp(msgs []message.Message) {
 // attached, or the model answered nothing. It returns "" when the turn is
 // complete.
 func (o *runOutput) incomplete(msgs []message.Message) string {
+	if e := o.ended; e != nil {
+		switch e.Reason {
+		case session.TurnRejected:
+			return "the turn ended after a permission request was rejected"
+		case session.TurnAttachmentFailed:
+			return "a file could not be attached: " + e.Detail
+		case session.TurnEmpty:
+			return "the model's answer was empty (no text and no tool call)"
+		}
+		return ""
+	}
+	// Another process answered the session: its history says how.
 	if o.refused > 0 {
 		return "the turn ended after a permission request was rejected"
 	}
@@ -306,8 +321,10 @@ func (o *runOutput) incomplete(msgs []message.Message) string {
 		}
 		if m.Info.Role == message.RoleUser {
 			for _, p := range m.Parts {
-				if t, ok := p.(*message.TextPart); ok && t.Synthetic && strings.HasPrefix(t.Text, "Read tool failed to read ") {
-					return "a file could not be attached: " + strings.TrimPrefix(t.Text, "Read tool failed to read ")
+				if t, ok := p.(*message.TextPart); ok && t.Synthetic {
+					if why, ok := t.Metadata[session.AttachErrorKey].(string); ok {
+						return "a file could not be attached: " + why
+					}
 				}
 			}
 		}
