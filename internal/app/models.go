@@ -115,3 +115,21 @@ func ParseModel(s string) (message.ModelRef, bool) {
 	}
 	return message.ModelRef{ProviderID: p, ModelID: id}, true
 }
+
+// ShellIdentity is the agent and model a user's shell command is recorded
+// under: the ones asked for, else the session's, else the defaults. A
+// command needs no model, so one that cannot be used now does not stop it:
+// the session's last model is named instead.
+func (a *App) ShellIdentity(ctx context.Context, sess *session.Info, agentName string, model *message.ModelRef) (string, message.ModelRef) {
+	if agentName == "" {
+		agentName = sess.Agent
+	}
+	if agentName == "" {
+		agentName = a.Agents.Default().Name
+	}
+	ref, err := a.PickModel(ctx, model, agentName, sess)
+	if err != nil && sess.Model != nil {
+		ref = message.ModelRef{ProviderID: sess.Model.ProviderID, ModelID: sess.Model.ID}
+	}
+	return agentName, ref
+}

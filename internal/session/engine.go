@@ -30,6 +30,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	runners map[string]*runner
+	shells  map[string]*shellRun // the user's shell commands running
 	status  map[string]Status
 	titled  map[string]bool // sessions whose title was asked for
 }
@@ -39,10 +40,11 @@ type runner struct {
 	sessionID string
 	ctx       context.Context
 	cancel    context.CancelFunc
-	again     bool          // a prompt arrived; look once more before ending
-	prev      *runner       // a cancelled loop of the session still finishing
-	done      chan struct{} // closed when the loop has ended and saved everything
-	err       error         // why the loop failed, if it did
+	again     bool            // a prompt arrived; look once more before ending
+	prev      *runner         // a cancelled loop of the session still finishing
+	shell     <-chan struct{} // a shell command of the user's to wait for first
+	done      chan struct{}   // closed when the loop has ended and saved everything
+	err       error           // why the loop failed, if it did
 	// files is where the loop's file tools read and write text: the
 	// newest prompt's file system, nil for the disk. Under Engine.mu.
 	files tool.FileSystem
@@ -60,7 +62,7 @@ func New(cfg Config) (*Engine, error) {
 	bg, bgCancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg: cfg, sessions: cfg.Sessions, ctx: ctx, cancel: cancel, bg: bg, bgCancel: bgCancel,
-		runners: map[string]*runner{}, status: map[string]Status{}, titled: map[string]bool{},
+		runners: map[string]*runner{}, shells: map[string]*shellRun{}, status: map[string]Status{}, titled: map[string]bool{},
 	}, nil
 }
 
@@ -201,13 +203,17 @@ func (e *Engine) Cancel(sessionID string) {
 	if r := e.runners[sessionID]; r != nil {
 		r.cancel()
 	}
+	if sh := e.shells[sessionID]; sh != nil {
+		sh.cancel()
+	}
 }
 
-// Busy reports whether the session's loop runs.
+// Busy reports whether the session's loop, or a shell command of the
+// user's, runs.
 func (e *Engine) Busy(sessionID string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.runners[sessionID] != nil
+	return e.runners[sessionID] != nil || e.shells[sessionID] != nil
 }
 
 // Status returns the session's status.
@@ -266,6 +272,9 @@ func (e *Engine) start(sessionID string, files tool.FileSystem, terminal tool.Te
 		return
 	}
 	r := &runner{sessionID: sessionID, prev: prev, done: make(chan struct{}), files: files, terminal: terminal}
+	if sh := e.shells[sessionID]; sh != nil {
+		r.shell = sh.done // the prompt is answered once the command ends
+	}
 	r.ctx, r.cancel = context.WithCancel(e.ctx)
 	e.runners[sessionID] = r
 	e.wg.Add(1)
@@ -299,6 +308,12 @@ func (e *Engine) run(r *runner) {
 	defer e.wg.Done()
 	if r.prev != nil {
 		<-r.prev.done
+	}
+	if r.shell != nil {
+		select {
+		case <-r.shell:
+		case <-r.ctx.Done():
+		}
 	}
 	// One process at a time runs a session's loop. Another one answering
 	// it will see the message this process stored; once it is done, this

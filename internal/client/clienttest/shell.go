@@ -130,3 +130,49 @@ func (s suite) shellBusy(t *testing.T) {
 	}
 	until(t, ev, idle(sess.ID))
 }
+
+// shellThenPrompt: a prompt sent while the user's command runs is taken,
+// and answered once the command has ended, with its output in the history
+// the model reads.
+func (s suite) shellThenPrompt(t *testing.T) {
+	c, p := s.start(t, "step\ntext Seen.\nfinish stop\n", "", nil)
+	ctx := ctxFor(t)
+	sess := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
+	ev := must(c.Subscribe(ctx, client.EventFilter{SessionID: sess.ID}))(t)
+	defer ev.Close()
+	marker := p.Dir + "/started"
+	shellDone := make(chan error, 1)
+	go func() {
+		_, err := c.Shell(ctx, sess.ID, client.ShellInput{Command: "touch " + marker + "; sleep 1; echo the-command-output"})
+		shellDone <- err
+	}()
+	for deadline := time.Now().Add(Timeout); ; {
+		if _, err := c.Messages(ctx, sess.ID, client.MessagesOptions{}); err == nil {
+			if st := must(c.Status(ctx))(t); st[sess.ID].Type == client.StatusBusy {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the shell command never made the session busy")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := c.Prompt(ctx, sess.ID, client.PromptInput{Parts: []client.PartInput{client.TextInput("what did it print?")}}); err != nil {
+		t.Fatalf("a prompt while the command runs: %v, want it queued", err)
+	}
+	if err := <-shellDone; err != nil {
+		t.Fatal(err)
+	}
+	until(t, ev, func(e client.Event) bool {
+		te, ok := e.(client.TurnEndedEvent)
+		return ok && te.SessionID == sess.ID
+	})
+	reqs := p.Model.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "the-command-output") {
+		t.Fatalf("%d model requests; the first should hold the command's output:\n%v", len(reqs), reqs)
+	}
+	msgs := must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)
+	if len(msgs) != 4 || msgs[2].Info.Role != client.RoleUser || msgs[3].Info.Role != client.RoleAssistant {
+		t.Errorf("%d messages; want the command's two, then the prompt and its answer", len(msgs))
+	}
+}

@@ -31,7 +31,6 @@ type Client struct {
 	mu     sync.Mutex
 	closed bool
 	subs   map[*events]struct{}
-	shells map[string]context.CancelFunc // running shell commands, by session
 }
 
 var _ client.Client = (*Client)(nil)
@@ -39,7 +38,7 @@ var _ client.Client = (*Client)(nil)
 // New returns a client over a.
 func New(a *app.App) *Client {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Client{app: a, ctx: ctx, cancel: cancel, subs: map[*events]struct{}{}, shells: map[string]context.CancelFunc{}}
+	return &Client{app: a, ctx: ctx, cancel: cancel, subs: map[*events]struct{}{}}
 }
 
 // Close stops the shell commands the client runs, ends its event streams
@@ -168,7 +167,6 @@ func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
 	if _, err := c.GetSession(ctx, sessionID); err != nil {
 		return err
 	}
-	c.stopShell(sessionID)
 	if c.app.Engine.Busy(sessionID) {
 		c.app.Engine.Cancel(sessionID)
 		if _, err := c.app.Engine.Wait(ctx, sessionID); err != nil && ctx.Err() != nil {

@@ -89,7 +89,6 @@ func (c *Client) Abort(ctx context.Context, sessionID string) error {
 	if _, err := c.GetSession(ctx, sessionID); err != nil {
 		return err
 	}
-	c.stopShell(sessionID)
 	c.app.Engine.Cancel(sessionID)
 	return nil
 }
@@ -149,7 +148,7 @@ func (c *Client) Command(ctx context.Context, sessionID string, in client.Comman
 // compact checks that the session can be summarised and summarises it in
 // the background; the outcome arrives as events.
 func (c *Client) compact(ctx context.Context, sessionID string) error {
-	if c.app.Engine.Busy(sessionID) || c.shellRunning(sessionID) {
+	if c.app.Engine.Busy(sessionID) {
 		return fmt.Errorf("compacting session %s: %w", sessionID, client.ErrBusy)
 	}
 	msgs, err := c.app.Sessions.Messages(ctx, sessionID)
@@ -210,8 +209,6 @@ func (c *Client) Status(ctx context.Context) (map[string]client.SessionStatus, e
 		st := c.app.Engine.Status(s.ID)
 		if st.Type != session.StatusIdle {
 			out[s.ID] = toStatus(st)
-		} else if c.shellRunning(s.ID) {
-			out[s.ID] = client.SessionStatus{Type: client.StatusBusy}
 		}
 	}
 	return out, nil
