@@ -33,26 +33,16 @@ func (e *NoModelError) Unwrap() error { return e.Err }
 // checks that the model can be used, so a run can fail before it writes
 // anything. An empty agentName means the default agent.
 func (a *App) PickModel(ctx context.Context, explicit *message.ModelRef, agentName string, sess *session.Info) (message.ModelRef, error) {
-	var ref message.ModelRef
-	switch ag, err := (agents{a.Agents}).Agent(ctx, agentName); {
-	case err != nil:
-		return ref, err
-	case explicit != nil:
-		ref = *explicit
-	case ag.Model != nil:
-		ref = *ag.Model
-	case sess != nil && sess.Model != nil:
-		ref = message.ModelRef{ProviderID: sess.Model.ProviderID, ModelID: sess.Model.ID, Variant: sess.Model.Variant}
-	default:
-		def, err := a.Models.Default(ctx)
-		if err != nil {
-			// A configured model's own error says what is wrong with it.
-			if ps, perr := a.Models.Providers(ctx); perr == nil && len(ps) == 0 && a.Config.Config.Model == "" {
-				return ref, &NoModelError{Err: err}
-			}
-			return ref, err
+	if _, err := (agents{a.Agents}).Agent(ctx, agentName); err != nil {
+		return message.ModelRef{}, err
+	}
+	ref, err := a.Engine.ChooseModel(ctx, explicit, agentName, sess)
+	if err != nil {
+		// A configured model's own error says what is wrong with it.
+		if ps, perr := a.Models.Providers(ctx); perr == nil && len(ps) == 0 && a.Config.Config.Model == "" {
+			return ref, &NoModelError{Err: err}
 		}
-		ref, _ = ParseModel(def)
+		return ref, err
 	}
 	if _, _, err := a.Models.Resolve(ctx, ref.ProviderID+"/"+ref.ModelID); err != nil {
 		if nf := (*provider.NotFoundError)(nil); errors.As(err, &nf) {

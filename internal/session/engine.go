@@ -427,6 +427,22 @@ func (e *Engine) createUserMessage(ctx context.Context, in PromptInput) (message
 	return m, nil
 }
 
+// ChooseModel returns the model a new message would be answered with, as
+// Send chooses it: explicit, else the agent's (agentName empty: the
+// default agent), else the session's last (sess nil: a new session), else
+// the default. Front ends ask it to fail before they store anything.
+func (e *Engine) ChooseModel(ctx context.Context, explicit *message.ModelRef, agentName string, sess *Info) (message.ModelRef, error) {
+	agent, err := e.cfg.Agents.Agent(ctx, agentName)
+	if err != nil {
+		return message.ModelRef{}, err
+	}
+	var s Info
+	if sess != nil {
+		s = *sess
+	}
+	return e.pickModel(ctx, PromptInput{Model: explicit}, agent, s)
+}
+
 // pickModel chooses the model of a new message: the prompt's, the agent's,
 // the session's last, or the default.
 func (e *Engine) pickModel(ctx context.Context, in PromptInput, agent *Agent, sess Info) (message.ModelRef, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/app"
@@ -15,34 +14,25 @@ import (
 	"github.com/codeloop/codeloop/internal/store"
 )
 
-// Prompt stores the user's message and starts the loop. The model is
-// checked first, so a prompt no model can answer fails before anything is
-// stored, with an error that says how to make one available.
+// Prompt stores the user's message and starts the loop (app.SendPrompt).
 func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptInput) (string, error) {
 	if err := c.alive(); err != nil {
 		return "", err
 	}
-	sess, err := c.app.Sessions.Get(ctx, sessionID)
-	if err != nil {
+	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
 		return "", notFound(err, "session "+sessionID)
 	}
 	parts, err := c.parts(in.Parts)
 	if err != nil {
 		return "", err
 	}
-	ref, err := c.app.PickModel(ctx, fromModelRef(in.Model), in.Agent, &sess)
-	if err != nil {
-		return "", err
-	}
-	// The message is stored whole even if the caller goes away meanwhile.
-	m, err := c.app.Engine.Send(context.WithoutCancel(ctx), session.PromptInput{
-		SessionID: sessionID, Agent: in.Agent, Model: &ref, System: in.System, Parts: parts, NoReply: in.NoReply,
+	m, err := c.app.SendPrompt(ctx, session.PromptInput{
+		SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model), System: in.System, Parts: parts, NoReply: in.NoReply,
 		Files: in.Files, Terminal: in.Terminal,
 	})
 	if err != nil {
 		return "", err
 	}
-	_ = c.app.Models.Use(ref.String())
 	return m.Info.ID, nil
 }
 
@@ -93,109 +83,34 @@ func (c *Client) Abort(ctx context.Context, sessionID string) error {
 	return nil
 }
 
-// Command expands a slash command and sends it. compact (or summarize)
-// summarises the session's history in the background instead.
+// Command expands a slash command and sends it (app.ExpandPrompt, then
+// app.SendPrompt, which keeps the command's allowed tools to its turn).
+// compact (or summarize) summarises the session's history in the
+// background instead.
 func (c *Client) Command(ctx context.Context, sessionID string, in client.CommandInput) (string, error) {
 	if err := c.alive(); err != nil {
 		return "", err
 	}
-	sess, err := c.app.Sessions.Get(ctx, sessionID)
-	if err != nil {
+	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
 		return "", notFound(err, "session "+sessionID)
 	}
-	name := strings.TrimPrefix(strings.TrimSpace(in.Command), "/")
-	if name == "compact" || name == "summarize" {
-		return "", c.compact(ctx, sessionID)
+	if app.IsCompact(in.Command) {
+		err := c.app.Compact(ctx, sessionID, c.background)
+		if errors.Is(err, session.ErrBusy) {
+			return "", fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
+		}
+		return "", err
 	}
-	exp, err := c.app.ExpandCommand(ctx, name, in.Arguments, in.Agent)
+	p, err := c.app.ExpandPrompt(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model),
+		Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments)
 	if err != nil {
 		return "", err
 	}
-	agentName := exp.Agent
-	if agentName == "" {
-		agentName = in.Agent
-	}
-	model := fromModelRef(in.Model)
-	if ref, ok := app.ParseModel(exp.Model); ok && model == nil {
-		ref.Variant = exp.Variant
-		model = &ref
-	}
-	ref, err := c.app.PickModel(ctx, model, agentName, &sess)
+	m, err := c.app.SendPrompt(ctx, p)
 	if err != nil {
 		return "", err
-	}
-	added, err := c.allowTurn(ctx, sess, agentName, exp.Allow)
-	if err != nil {
-		return "", err
-	}
-	m, err := c.app.Engine.Send(context.WithoutCancel(ctx), session.PromptInput{
-		SessionID: sessionID, Agent: agentName, Model: &ref, Parts: exp.Parts(), Files: in.Files, Terminal: in.Terminal,
-	})
-	if err != nil {
-		c.endTurn(sessionID, added)
-		return "", err
-	}
-	_ = c.app.Models.Use(ref.String())
-	if len(added) > 0 && !c.background(func(ctx context.Context) {
-		_, _ = c.app.Engine.Wait(ctx, sessionID)
-		c.endTurn(sessionID, added)
-	}) {
-		c.endTurn(sessionID, added)
 	}
 	return m.Info.ID, nil
-}
-
-// compact checks that the session can be summarised and summarises it in
-// the background; the outcome arrives as events.
-func (c *Client) compact(ctx context.Context, sessionID string) error {
-	if c.app.Engine.Busy(sessionID) {
-		return fmt.Errorf("compacting session %s: %w", sessionID, client.ErrBusy)
-	}
-	msgs, err := c.app.Sessions.Messages(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	if message.FindLatest(msgs).User == nil {
-		return fmt.Errorf("session %s has nothing to compact yet", sessionID)
-	}
-	c.background(func(ctx context.Context) {
-		// A failure of the loop is published as session.error by the engine.
-		_ = c.app.Engine.Compact(ctx, sessionID)
-	})
-	return nil
-}
-
-// allowTurn adds to the session the command's allowed-tool rules that its
-// agent's and its own rules do not deny, and returns those it added.
-func (c *Client) allowTurn(ctx context.Context, sess session.Info, agentName string, allow permission.Ruleset) (permission.Ruleset, error) {
-	if len(allow) == 0 {
-		return nil, nil
-	}
-	rules, err := c.app.TurnRules(agentName, sess.Permission, allow)
-	if err != nil {
-		return nil, err
-	}
-	var added permission.Ruleset
-	for _, r := range rules {
-		if !slices.Contains(sess.Permission, r) && !slices.Contains(added, r) {
-			added = append(added, r)
-		}
-	}
-	if len(added) == 0 {
-		return nil, nil
-	}
-	_, err = c.app.Sessions.Update(ctx, sess.ID, func(s *session.Info) { s.Permission = append(s.Permission, added...) })
-	return added, err
-}
-
-// endTurn takes the rules allowTurn added off the session again.
-func (c *Client) endTurn(sessionID string, added permission.Ruleset) {
-	if len(added) == 0 {
-		return
-	}
-	_, _ = c.app.Sessions.Update(context.Background(), sessionID, func(s *session.Info) {
-		s.Permission = slices.DeleteFunc(s.Permission, func(r permission.Rule) bool { return slices.Contains(added, r) })
-	})
 }
 
 // Status returns the sessions of the project that are not idle.

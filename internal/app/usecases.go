@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/session"
+)
+
+// The use cases every front end shares live here, once: sending a prompt,
+// running a slash command, running the user's shell command. Front ends
+// (through client/local) translate their input into these and the
+// engine's events back; none of them picks a model, scopes a command's
+// tools or records anything itself.
+
+// SendPrompt stores the user's message and starts the loop, without
+// waiting for the answer. It picks the model first (in.Model, else the
+// agent's, the session's or the default) and checks it can be used, so a
+// prompt no model can answer fails before anything is stored; the model
+// is then recorded as recently used. in.Allow, a command's allowed tools,
+// is narrowed to what the agent's and the session's rules do not deny and
+// kept on the message, so it holds for this turn only, even if codeloop
+// is killed during it.
+func (a *App) SendPrompt(ctx context.Context, in session.PromptInput) (message.Message, error) {
+	sess, err := a.Sessions.Get(ctx, in.SessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	ref, err := a.PickModel(ctx, in.Model, in.Agent, &sess)
+	if err != nil {
+		return message.Message{}, err
+	}
+	in.Model = &ref
+	if len(in.Allow) > 0 {
+		if in.Allow, err = a.TurnRules(in.Agent, sess.Permission, in.Allow); err != nil {
+			return message.Message{}, err
+		}
+	}
+	// The message is stored whole even if the caller goes away meanwhile.
+	m, err := a.Engine.Send(context.WithoutCancel(ctx), in)
+	if err != nil {
+		return message.Message{}, err
+	}
+	_ = a.Models.Use(ref.String())
+	return m, nil
+}
+
+// IsCompact reports whether a command name asks to summarise the session
+// (/compact, or its older name /summarize) rather than to send a prompt.
+func IsCompact(name string) bool {
+	switch strings.TrimPrefix(strings.TrimSpace(name), "/") {
+	case "compact", "summarize":
+		return true
+	}
+	return false
+}
+
+// ExpandPrompt expands the slash command name for the caller's agent into
+// the prompt it sends: its text and mentioned files, its agent and model
+// (the caller's model wins when set), and its allowed tools, which
+// SendPrompt keeps to the command's own turn. base carries what the front
+// end adds (the session, its files and terminal).
+func (a *App) ExpandPrompt(ctx context.Context, base session.PromptInput, name, args string) (session.PromptInput, error) {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
+	exp, err := a.ExpandCommand(ctx, name, args, base.Agent)
+	if err != nil {
+		return base, err
+	}
+	in := base
+	if exp.Agent != "" {
+		in.Agent = exp.Agent
+	}
+	if ref, ok := ParseModel(exp.Model); ok && in.Model == nil {
+		ref.Variant = exp.Variant
+		in.Model = &ref
+	}
+	in.Parts = exp.Parts()
+	in.Allow = exp.Allow
+	return in, nil
+}
+
+// Compact checks that the session can be summarised and summarises it in
+// the background (run is where the background work runs; it reports false
+// when it cannot start any). The outcome arrives as events.
+func (a *App) Compact(ctx context.Context, sessionID string, run func(func(context.Context)) bool) error {
+	if a.Engine.Busy(sessionID) {
+		return fmt.Errorf("compacting session %s: %w", sessionID, session.ErrBusy)
+	}
+	msgs, err := a.Sessions.Messages(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	if message.FindLatest(msgs).User == nil {
+		return fmt.Errorf("session %s has nothing to compact yet", sessionID)
+	}
+	run(func(ctx context.Context) {
+		// A failure of the loop is published as session.error by the engine.
+		_ = a.Engine.Compact(ctx, sessionID)
+	})
+	return nil
+}
