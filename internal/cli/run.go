@@ -176,9 +176,8 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 		return err
 	}
 	in := session.PromptInput{Agent: o.agent, Model: model}
-	var allow permission.Ruleset // the command's allowed tools
 	if !compact {
-		if in, allow, err = e.runPrompt(ctx, a, in, o, text, cwd); err != nil {
+		if in, err = e.runPrompt(ctx, a, in, o, text, cwd); err != nil {
 			return err
 		}
 		ref, err := a.PickModel(ctx, in.Model, in.Agent, existing)
@@ -193,15 +192,6 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	}
 	in.SessionID = sess.ID
 	fresh := existing == nil
-	if len(allow) > 0 {
-		// The command's allowed tools approve its own turn only: the
-		// rules are kept on its message, not on the session, so nothing
-		// outlives the turn, not even a killed run.
-		if in.Allow, err = a.TurnRules(in.Agent, sess.Permission, allow); err != nil {
-			return err
-		}
-	}
-
 	// Message ids ascend: every message this run writes sorts after since.
 	since := id.Ascending(id.Message)
 	// Standard output is buffered and written out whenever the events
@@ -232,7 +222,10 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 			done <- a.Engine.Compact(wctx, sess.ID)
 			return
 		}
-		m, err := a.Engine.Send(wctx, in)
+		// The command's allowed tools approve its own turn only: the
+		// rules are kept on its message, not on the session, so nothing
+		// outlives the turn, not even a killed run.
+		_, err := a.SendPrompt(wctx, in)
 		if err != nil {
 			if fresh {
 				_ = a.Sessions.Delete(wctx, sess.ID) // nothing was said in it
@@ -240,7 +233,6 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 			done <- err
 			return
 		}
-		_ = a.Models.Use(m.Info.Model.ProviderID + "/" + m.Info.Model.ModelID)
 		_, err = a.Engine.Wait(wctx, sess.ID)
 		done <- err
 	}()
@@ -403,23 +395,15 @@ func (e *env) openSession(ctx context.Context, a *app.App, o runOptions, existin
 	})
 }
 
-// runPrompt fills in the message: the expanded command, or the text and
-// what it mentions, then the attached files. It returns the rules the
-// command pre-approves for the turn.
-func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput, o runOptions, text, cwd string) (session.PromptInput, permission.Ruleset, error) {
-	var allow permission.Ruleset
+// runPrompt fills in the message: the expanded command (with the tools it
+// pre-approves for its turn in Allow), or the text and what it mentions,
+// then the attached files.
+func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput, o runOptions, text, cwd string) (session.PromptInput, error) {
 	if o.command != "" {
-		exp, err := a.ExpandCommand(ctx, o.command, text, in.Agent)
-		if err != nil {
-			return in, nil, &exitCodeError{code: exitUsage, err: err}
+		var err error
+		if in, err = a.ExpandPrompt(ctx, in, o.command, text); err != nil {
+			return in, &exitCodeError{code: exitUsage, err: err}
 		}
-		in.Agent, allow = exp.Agent, exp.Allow
-		if ref, ok := app.ParseModel(exp.Model); ok && in.Model == nil {
-			ref.Variant = exp.Variant
-			in.Model = &ref
-		}
-		// The command's text with its file and agent parts, or its subtask.
-		in.Parts = append(in.Parts, exp.Parts()...)
 	} else if strings.TrimSpace(text) != "" {
 		// @ mentions attach files (relative to the working directory, as
 		// --file does) and hand the request to sub-agents.
@@ -428,10 +412,10 @@ func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput,
 	}
 	parts, err := attachFiles(o.files, cwd)
 	if err != nil {
-		return in, nil, &exitCodeError{code: exitUsage, err: err}
+		return in, &exitCodeError{code: exitUsage, err: err}
 	}
 	in.Parts = append(in.Parts, parts...)
-	return in, allow, nil
+	return in, nil
 }
 
 // attachFiles turns the --file arguments into file parts with file: URLs,
