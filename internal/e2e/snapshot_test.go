@@ -165,6 +165,60 @@ func TestRunRevert(t *testing.T) {
 	}
 }
 
+// TestRevertPastTextTurn runs a turn that writes a file and one that only
+// answers, then reverts the session twice with `codeloop session revert`:
+// to the answer's message (no file to restore), then to the first turn,
+// which must restore the file; `session unrevert` brings it back.
+func TestRevertPastTextTurn(t *testing.T) {
+	p := newProject(t, `
+step
+call call_1 write {"filePath":"new.txt","content":"written by the agent\n"}
+finish tool-calls
+step
+text Written.
+finish stop
+step
+text Nothing to change.
+finish stop
+`, map[string]string{"a.txt": "hello\n"})
+	start := treeOf(t, p.dir)
+	if _, stderr, code := p.run("run", "--auto", "write new.txt"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := p.run("run", "-c", "--auto", "just answer"); code != 0 {
+		t.Fatalf("run -c: exit %d\n%s", code, stderr)
+	}
+	end := treeOf(t, p.dir)
+	exp := p.exportSession("")
+	var users []string
+	for _, m := range exp.Messages {
+		if m.Info.Role == "user" {
+			users = append(users, m.Info.ID)
+		}
+	}
+	if len(users) != 2 {
+		t.Fatalf("the session has %d user messages, want 2", len(users))
+	}
+	sid := exp.Info.ID
+	steps := []struct {
+		args []string
+		want map[string]string
+	}{
+		{[]string{"session", "revert", sid, users[1]}, end},
+		{[]string{"session", "revert", sid, users[0]}, start},
+		{[]string{"session", "unrevert", sid}, end},
+	}
+	for _, st := range steps {
+		out, stderr, code := p.run(st.args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", strings.Join(st.args, " "), code, out, stderr)
+		}
+		if d := changedPaths(st.want, treeOf(t, p.dir)); len(d) > 0 {
+			t.Errorf("after %s these differ: %v", strings.Join(st.args, " "), d)
+		}
+	}
+}
+
 // TestSnapshotKill kills `codeloop run` with SIGKILL at random moments
 // while its steps write snapshots (a bash step creating many files, tool
 // writes), 20 times. After each kill, the next start removes the temporary

@@ -355,20 +355,29 @@ func (s *Store) saveCheckpoint(cp *Checkpoint) error {
 }
 
 // ErrNotFound says a checkpoint is not (or no longer) in the store.
-var ErrNotFound = errors.New("snapshot not found: it may have been removed by the store's size or age limits")
+var ErrNotFound = errors.New("snapshot not found")
+
+// notFound is the error for a well-formed checkpoint id the store does
+// not hold: the collector drops checkpoints beyond the store's limits.
+func notFound(cpID string) error {
+	return fmt.Errorf("%s: %w (the store keeps checkpoints within its size, count and age limits)", cpID, ErrNotFound)
+}
 
 // Load reads a checkpoint, whichever session made it.
 func (s *Store) Load(cpID string) (*Checkpoint, error) {
-	if id.Check(id.Snapshot, cpID) != nil {
-		return nil, fmt.Errorf("%q: %w", cpID, ErrNotFound)
+	if cpID == "" {
+		return nil, errors.New("no snapshot id given")
+	}
+	if err := id.Check(id.Snapshot, cpID); err != nil {
+		return nil, fmt.Errorf("%q is not a snapshot id: %w", cpID, err)
 	}
 	matches, _ := filepath.Glob(filepath.Join(s.dir, "checkpoints", "*", cpID+".json"))
 	if len(matches) == 0 {
-		return nil, fmt.Errorf("%s: %w", cpID, ErrNotFound)
+		return nil, notFound(cpID)
 	}
 	b, err := os.ReadFile(matches[0])
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", cpID, ErrNotFound)
+		return nil, notFound(cpID)
 	}
 	if err != nil {
 		return nil, err
