@@ -619,9 +619,10 @@ func (p *processor) sleepRetry(ctx context.Context, fail *llm.Error) bool {
 	return true
 }
 
-// isRejected reports whether err is a plain rejection by the user, which
-// stops the loop.
+// isRejected reports whether err is a plain rejection by the user (a
+// permission rejected, a question dismissed), which stops the loop.
 func isRejected(err error) bool {
 	var r *permission.RejectedError
-	return errors.As(err, &r)
+	var q *tool.QuestionRejectedError
+	return errors.As(err, &r) || errors.As(err, &q)
 }
