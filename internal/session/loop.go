@@ -22,6 +22,14 @@ type loopState struct {
 	retries    int
 	recovered  bool
 	stopBlocks int // stop hooks that kept the turn going, in a row
+	// compacted says the loop compacted the history because it crossed
+	// the context limit, and no step has fit since: another compaction
+	// would summarise the same history, so it is not made again.
+	compacted bool
+	// overflowed says the provider refused a request of this turn as too
+	// large and the history was compacted for it: a second refusal in the
+	// turn (the model read the same oversized output again) ends it.
+	overflowed bool
 }
 
 // finished reports the exit rule: the newest assistant message answers the
@@ -46,6 +54,7 @@ func finished(l message.Latest) bool {
 // loop runs steps until the session's newest prompt is answered, the
 // context ends, or a step says stop.
 func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) error {
+	st.compacted, st.overflowed = false, false
 	for ctx.Err() == nil {
 		e.setStatus(sessionID, Status{Type: StatusBusy})
 		if !st.recovered {
@@ -64,6 +73,7 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 			return errors.New("the session has no message to answer")
 		}
 		if finished(l) {
+			st.compacted, st.overflowed = false, false
 			if again, err := e.stopHooks(ctx, sessionID, st, l); err != nil || !again {
 				return err
 			}
@@ -106,10 +116,11 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		if err != nil {
 			return fmt.Errorf("model %s: %w", l.User.Info.Model, err)
 		}
-		if f := l.Finished; f != nil && !f.Info.Summary && e.overflow(f.Info.Tokens, model) {
+		if f := l.Finished; f != nil && !f.Info.Summary && !st.compacted && e.overflow(f.Info.Tokens, model) {
 			if err := e.createCompaction(ctx, sessionID, l.User, true, false); err != nil {
 				return err
 			}
+			st.compacted = true
 			continue
 		}
 
@@ -120,10 +131,23 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		switch out {
 		case outStop:
 			return nil
-		case outCompact, outOverflow:
+		case outCompact:
+			if st.compacted {
+				// The step's input was too large right after a
+				// compaction: another would not make it smaller. The
+				// step was answered; the next one fails if it does not
+				// fit (see processor.steps).
+				continue
+			}
+			fallthrough
+		case outOverflow:
 			if err := e.createCompaction(ctx, sessionID, l.User, true, out == outOverflow); err != nil {
 				return err
 			}
+			st.compacted = true
+			st.overflowed = st.overflowed || out == outOverflow
+		default:
+			st.compacted = false
 		}
 	}
 	return nil
@@ -190,6 +214,7 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 
 	p := e.newProcessor(ctx, info)
 	p.provider, p.model, p.agent, p.rules, p.lastStep = provider, model, agent, rules, lastStep
+	p.compacted = st.compacted || st.overflowed
 	p.retries = &st.retries
 	p.tools = make(map[string]tool.Tool, len(tools))
 	for _, t := range tools {
