@@ -277,3 +277,54 @@ finish stop
 	}
 	t.Logf("%d kills, store verified after each", killed)
 }
+
+// TestRevertKilledStep kills `codeloop run` inside a step whose write and
+// edit calls have changed files while its bash call still runs, then
+// reverts the session with `codeloop session revert`: the files are as
+// before the run, exactly.
+func TestRevertKilledStep(t *testing.T) {
+	p := newProject(t, `
+step
+call call_1 write {"filePath":"new.txt","content":"written by the agent\n"}
+call call_2 edit {"filePath":"a.txt","oldString":"hello","newString":"goodbye"}
+call call_3 bash {"command":"touch started; sleep 60"}
+finish tool-calls
+step
+text Never reached.
+finish stop
+`, map[string]string{"a.txt": "hello world\n"})
+	start := treeOf(t, p.dir)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := p.command(ctx, "run", "--auto", "change the files")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill once the write, the edit and the bash call have all started.
+	for deadline := time.Now().Add(time.Minute); ; {
+		_, errStarted := os.Stat(filepath.Join(p.dir, "started"))
+		a, _ := os.ReadFile(filepath.Join(p.dir, "a.txt"))
+		n, _ := os.ReadFile(filepath.Join(p.dir, "new.txt"))
+		if errStarted == nil && string(a) == "goodbye world\n" && string(n) == "written by the agent\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the step's tools never all ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if err := os.Remove(filepath.Join(p.dir, "started")); err != nil {
+		t.Fatal(err)
+	}
+
+	exp := p.exportSession("")
+	out, stderr, code := p.run("session", "revert", exp.Info.ID, exp.Messages[0].Info.ID)
+	if code != 0 {
+		t.Fatalf("session revert: exit %d\n%s%s", code, out, stderr)
+	}
+	if d := changedPaths(start, treeOf(t, p.dir)); len(d) > 0 {
+		t.Errorf("after the revert these differ from the start: %v", d)
+	}
+}

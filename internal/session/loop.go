@@ -351,9 +351,11 @@ func maxOutputTokens(m llm.Model) int {
 }
 
 // recover marks what a crashed or killed process left unfinished: calls
-// that never ended become interrupted errors and their messages aborted.
-// It runs once when a session's loop starts, when no other loop of the
-// session can be writing, and reads only the unfinished messages, which
+// that never ended become interrupted errors and their messages aborted;
+// the snapshots of their steps are closed (see recoverPatch), and the
+// sub-agents cut short are repaired the same way.
+// It runs once when a session's loop starts, and before a revert, when no
+// other loop of the session can be writing, and reads only the unfinished messages, which
 // the store indexes.
 func (e *Engine) recover(ctx context.Context, sessionID string) error {
 	ids, err := e.sessions.store.UnfinishedAssistants(ctx, sessionID)
@@ -361,6 +363,7 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 		return err
 	}
 	now := e.cfg.Now().UnixMilli()
+	var children []string
 	for _, messageID := range ids {
 		msg, err := e.sessions.Message(ctx, messageID)
 		if err != nil {
@@ -376,6 +379,9 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 				continue
 			}
 			st := &tp.State
+			if child, _ := st.Metadata["sessionId"].(string); tp.Tool == TaskTool && child != "" {
+				children = append(children, child) // the sub-agent was cut short too
+			}
 			st.Status = message.ToolError
 			st.Error = "Tool execution aborted"
 			if st.Metadata == nil {
@@ -390,6 +396,9 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 				return err
 			}
 		}
+		if err := e.recoverPatch(ctx, m); err != nil {
+			return err
+		}
 		if m.Info.Finish == "" {
 			m.Info.Error = message.Aborted()
 		}
@@ -398,5 +407,47 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 			return err
 		}
 	}
+	for _, child := range children {
+		if err := e.recover(ctx, child); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// recoverPatch closes the checkpoint of a step a killed process left
+// open, and adds the patch part the step would have ended with, so that
+// a revert of the message restores what its tools changed.
+func (e *Engine) recoverPatch(ctx context.Context, m *message.Message) error {
+	if e.cfg.Snapshots == nil {
+		return nil
+	}
+	cp := ""
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case *message.StepStartPart:
+			cp = p.Snapshot
+		case *message.PatchPart:
+			if p.Hash == cp {
+				return nil // the step was closed
+			}
+		}
+	}
+	if cp == "" {
+		return nil
+	}
+	patch, err := e.cfg.Snapshots.Recover(ctx, cp)
+	if err != nil {
+		e.cfg.Log.Warn("closing the snapshot of an interrupted step", "checkpoint", cp, "err", err)
+		return nil
+	}
+	if len(patch.Files) == 0 && len(patch.Skipped) == 0 {
+		return nil
+	}
+	part := &message.PatchPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: m.Info.SessionID, MessageID: m.Info.ID},
+		Hash: cp, Files: patch.Files}
+	for _, sk := range patch.Skipped {
+		part.Skipped = append(part.Skipped, sk.Path+": "+sk.Reason)
+	}
+	return e.sessions.PutPart(ctx, part)
 }

@@ -79,6 +79,11 @@ func (e *Engine) Revert(ctx context.Context, in RevertInput) (Info, error) {
 		return Info{}, err
 	}
 	defer lock.Release()
+	// A step a killed process left open is closed first, so the revert
+	// restores what it changed.
+	if err := e.recover(ctx, in.SessionID); err != nil {
+		return Info{}, err
+	}
 	info, err := e.sessions.Get(ctx, in.SessionID)
 	if err != nil {
 		return Info{}, err

@@ -111,8 +111,10 @@ func (s *Store) BeforeChange(_ context.Context, sessionID string, paths []string
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	grown := false
 	for _, p := range paths {
 		k := st.key(p)
+		grown = grown || !st.touched[k]
 		st.touched[k] = true
 		if _, ok := st.before[k]; ok {
 			continue
@@ -123,6 +125,11 @@ func (s *Store) BeforeChange(_ context.Context, sessionID string, paths []string
 		}
 		st.seq++
 		st.before[k] = seqEntry{st.seq, e}
+	}
+	if grown {
+		// Before the tool writes: a kill from here on leaves what
+		// Recover needs to close the step.
+		return s.saveJournal(st)
 	}
 	return nil
 }
@@ -166,7 +173,7 @@ func (s *Store) BeforeTool(ctx context.Context, checkpoint, tool string) error {
 		}
 	}
 	st.pre = pre
-	return nil
+	return s.saveJournal(st)
 }
 
 // noScan reports whether worktree is a directory never scanned: /, the
@@ -314,11 +321,13 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 	}
 	slices.Sort(files)
 	if len(files) == 0 && len(st.cp.Skipped) == 0 {
+		s.dropJournal(st.cp.Session, st.cp.ID)
 		return Patch{}, nil
 	}
 	if err := s.saveCheckpoint(&st.cp); err != nil {
 		return Patch{}, err
 	}
+	s.dropJournal(st.cp.Session, st.cp.ID)
 	s.maybeCollect(st.cp.Session)
 	return Patch{Files: files, Skipped: st.cp.Skipped}, nil
 }
