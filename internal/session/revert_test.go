@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -320,5 +321,36 @@ func TestRevertErrorNamesItsCause(t *testing.T) {
 	_, err = h.eng.Revert(context.Background(), RevertInput{SessionID: h.sess.ID, MessageID: h.turns[0]})
 	if err == nil || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("revert with a missing earlier snapshot: %v, want an error naming it", err)
+	}
+}
+
+// TestRevertConflictKeepsEarlierRevert moves a revert point back over a
+// file the user edited since: the revert stops with a conflict, and the
+// earlier revert stays in force (its files as it left them), so redo
+// still works.
+func TestRevertConflictKeepsEarlierRevert(t *testing.T) {
+	ctx := context.Background()
+	h := newRevertHarness(t, []string{"file", "bash"})
+	h.turn("file")
+	h.turn("bash")
+	h.undoTo(2)
+	edited := filepath.Join(h.work, "f.txt")
+	if err := os.WriteFile(edited, []byte("the user's edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := h.files()
+	var conflict *snapshot.ConflictError
+	_, err := h.eng.Revert(ctx, RevertInput{SessionID: h.sess.ID, MessageID: h.turns[0]})
+	if !errors.As(err, &conflict) {
+		t.Fatalf("reverting over the user's edit: %v, want a conflict", err)
+	}
+	if got := h.files(); !maps.Equal(got, before) {
+		t.Fatalf("a refused revert changed the files: %v, want %v", got, before)
+	}
+	if _, err := h.eng.Unrevert(ctx, h.sess.ID, false); err != nil {
+		t.Fatalf("redo after a refused revert: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.work, "b.txt")); string(b) != "bash turn 2\n" {
+		t.Errorf("b.txt after redo = %q", b)
 	}
 }
