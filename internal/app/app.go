@@ -303,12 +303,15 @@ func (a *App) Close() error {
 }
 
 // cleanOutputs removes saved tool outputs past their retention, at once
-// in the background and then hourly; Close stops it and waits.
+// in the background and then hourly, after removing the staged files of
+// killed writes from the project; Close stops it and waits (for the
+// project's sweep to end, too).
 func (a *App) cleanOutputs(dir string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		tool.SweepStaged(context.WithoutCancel(ctx), a.Worktree)
 		tool.Cleanup(ctx, dir, tool.OutputRetention)
 	}()
 	a.closers = append(a.closers, func() error {

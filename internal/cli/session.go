@@ -54,7 +54,7 @@ func newSessionCmd(e *env) *cobra.Command {
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List this project's sessions, newest first",
+		Short: "List this project's sessions, the one used last first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := e.openListing(cmd.Context(), format)

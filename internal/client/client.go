@@ -27,7 +27,7 @@ type Client interface {
 	// Path says where the client works: the project's directories.
 	Path(ctx context.Context) (Path, error)
 
-	// ListSessions lists the project's sessions, newest first.
+	// ListSessions lists the project's sessions, the one used last first.
 	ListSessions(ctx context.Context, opts ListSessionsOptions) ([]Session, error)
 	// GetSession returns a session; the error wraps ErrNotFound when there
 	// is none.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -174,4 +176,44 @@ func waitChange(path string, exited <-chan struct{}, spin bool) {
 
 func changed(a, b fs.FileInfo) bool {
 	return a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) || !os.SameFile(a, b)
+}
+
+// TestStartRemovesStagedFiles leaves staged files of writes in a project
+// as a killed codeloop does, and checks that the next start removes those
+// of processes that have ended and keeps the one a running process (this
+// test) names.
+func TestStartRemovesStagedFiles(t *testing.T) {
+	p := newProject(t, "step\ntext Hello.\nfinish stop\n", map[string]string{"a.txt": "a\n"})
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead, live := strconv.Itoa(ended.Process.Pid), strconv.Itoa(os.Getpid())
+	staged := map[string]bool{ // path: removed at start
+		".a.txt.codeloop-" + dead + "-1234.tmp":       true,
+		"src/deep/.b.go.codeloop-" + dead + "-99.tmp": true,
+		".a.txt.codeloop-" + live + "-77.tmp":         false,
+		"src/.c.go.codeloop-" + live + "-1.tmp":       false,
+	}
+	for rel := range staged {
+		path := filepath.Join(p.dir, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("half a write"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, stderr, code := p.run("run", "hello"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	for rel, removed := range staged {
+		_, err := os.Stat(filepath.Join(p.dir, rel))
+		if gone := errors.Is(err, fs.ErrNotExist); gone != removed {
+			t.Errorf("%s: removed %v, want %v", rel, gone, removed)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(p.dir, "a.txt")); err != nil || string(b) != "a\n" {
+		t.Errorf("a.txt = %q, %v", b, err)
+	}
 }

@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,5 +118,115 @@ finish stop input=30 output=5
 	}
 	if strings.Contains(stderr, "is answering this session") {
 		t.Errorf("the run waited for a killed process:\n%s", stderr)
+	}
+}
+
+// TestTwoContinuesDuringToolCall runs `codeloop run -c` while another
+// `run -c` on the same session is inside a tool call: the second message
+// is stored while the tool runs and answered by the first process's loop
+// after it; the history is in order and the tool ran once.
+func TestTwoContinuesDuringToolCall(t *testing.T) {
+	p := newProject(t, `
+step
+text Hello there.
+finish stop input=10 output=2
+step
+call call_1 bash {"command":"touch started; while [ ! -f go ]; do sleep 0.02; done; echo once >> ran.txt","description":"wait for go"}
+finish tool-calls input=20 output=5
+step
+text Both questions answered.
+finish stop input=30 output=5
+`, nil)
+	if _, stderr, code := p.run("run", "say hello"); code != 0 {
+		t.Fatalf("first run: %d %s", code, stderr)
+	}
+	id := p.sessions()[0]
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first := p.command(ctx, "run", "--auto", "-c", "first question")
+	var out1, err1 bytes.Buffer
+	first.Stdout, first.Stderr = &out1, &err1
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, filepath.Join(p.dir, "started"))
+
+	// The second run: its message is stored while the tool runs; it says it
+	// waits once it finds the first process answering.
+	second := p.command(ctx, "run", "--auto", "-c", "second question")
+	var out2 bytes.Buffer
+	second.Stdout = &out2
+	errPipe, err := second.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan struct{})
+	var err2 strings.Builder
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		sc := bufio.NewScanner(errPipe)
+		said := false
+		for sc.Scan() {
+			err2.WriteString(sc.Text() + "\n")
+			if !said && strings.Contains(sc.Text(), "is answering this session") {
+				said = true
+				close(waiting)
+			}
+		}
+		if !said {
+			close(waiting)
+		}
+	}()
+	<-waiting
+	if err := os.WriteFile(filepath.Join(p.dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first run: %v\n%s", err, err1.String())
+	}
+	<-readDone
+	if err := second.Wait(); err != nil {
+		t.Fatalf("second run: %v\n%s\n%s", err, out2.String(), err2.String())
+	}
+	if !strings.Contains(err2.String(), "is answering this session") {
+		t.Errorf("the second run did not wait for the first:\n%s", err2.String())
+	}
+	if got := p.read("ran.txt"); got != "once\n" {
+		t.Errorf("ran.txt = %q: the tool ran %d times, want once", got, strings.Count(got, "once"))
+	}
+	if n := len(p.model.Requests()); n != 3 {
+		t.Errorf("the model was asked %d times, want 3 (one loop answering both messages)", n)
+	}
+	if !strings.Contains(out2.String(), "Both questions answered.") {
+		t.Errorf("the second run did not print the answer:\n%s", out2.String())
+	}
+	// The history: hello, then the first question with its tool call, the
+	// second question (stored while the tool ran), and one answer.
+	var got []string
+	for _, m := range p.exportSession(id).Messages {
+		got = append(got, m.Info.Role)
+	}
+	want := []string{"user", "assistant", "user", "assistant", "user", "assistant"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("history roles %v, want %v", got, want)
+	}
+}
+
+// waitFile returns once path exists; it fails the test after a minute.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", path)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -165,6 +165,60 @@ func TestRunRevert(t *testing.T) {
 	}
 }
 
+// TestRevertPastTextTurn runs a turn that writes a file and one that only
+// answers, then reverts the session twice with `codeloop session revert`:
+// to the answer's message (no file to restore), then to the first turn,
+// which must restore the file; `session unrevert` brings it back.
+func TestRevertPastTextTurn(t *testing.T) {
+	p := newProject(t, `
+step
+call call_1 write {"filePath":"new.txt","content":"written by the agent\n"}
+finish tool-calls
+step
+text Written.
+finish stop
+step
+text Nothing to change.
+finish stop
+`, map[string]string{"a.txt": "hello\n"})
+	start := treeOf(t, p.dir)
+	if _, stderr, code := p.run("run", "--auto", "write new.txt"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := p.run("run", "-c", "--auto", "just answer"); code != 0 {
+		t.Fatalf("run -c: exit %d\n%s", code, stderr)
+	}
+	end := treeOf(t, p.dir)
+	exp := p.exportSession("")
+	var users []string
+	for _, m := range exp.Messages {
+		if m.Info.Role == "user" {
+			users = append(users, m.Info.ID)
+		}
+	}
+	if len(users) != 2 {
+		t.Fatalf("the session has %d user messages, want 2", len(users))
+	}
+	sid := exp.Info.ID
+	steps := []struct {
+		args []string
+		want map[string]string
+	}{
+		{[]string{"session", "revert", sid, users[1]}, end},
+		{[]string{"session", "revert", sid, users[0]}, start},
+		{[]string{"session", "unrevert", sid}, end},
+	}
+	for _, st := range steps {
+		out, stderr, code := p.run(st.args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", strings.Join(st.args, " "), code, out, stderr)
+		}
+		if d := changedPaths(st.want, treeOf(t, p.dir)); len(d) > 0 {
+			t.Errorf("after %s these differ: %v", strings.Join(st.args, " "), d)
+		}
+	}
+}
+
 // TestSnapshotKill kills `codeloop run` with SIGKILL at random moments
 // while its steps write snapshots (a bash step creating many files, tool
 // writes), 20 times. After each kill, the next start removes the temporary
@@ -222,4 +276,55 @@ finish stop
 		t.Fatalf("run -c after the kills: exit %d\n%s", code, stderr)
 	}
 	t.Logf("%d kills, store verified after each", killed)
+}
+
+// TestRevertKilledStep kills `codeloop run` inside a step whose write and
+// edit calls have changed files while its bash call still runs, then
+// reverts the session with `codeloop session revert`: the files are as
+// before the run, exactly.
+func TestRevertKilledStep(t *testing.T) {
+	p := newProject(t, `
+step
+call call_1 write {"filePath":"new.txt","content":"written by the agent\n"}
+call call_2 edit {"filePath":"a.txt","oldString":"hello","newString":"goodbye"}
+call call_3 bash {"command":"touch started; sleep 60"}
+finish tool-calls
+step
+text Never reached.
+finish stop
+`, map[string]string{"a.txt": "hello world\n"})
+	start := treeOf(t, p.dir)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := p.command(ctx, "run", "--auto", "change the files")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill once the write, the edit and the bash call have all started.
+	for deadline := time.Now().Add(time.Minute); ; {
+		_, errStarted := os.Stat(filepath.Join(p.dir, "started"))
+		a, _ := os.ReadFile(filepath.Join(p.dir, "a.txt"))
+		n, _ := os.ReadFile(filepath.Join(p.dir, "new.txt"))
+		if errStarted == nil && string(a) == "goodbye world\n" && string(n) == "written by the agent\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the step's tools never all ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if err := os.Remove(filepath.Join(p.dir, "started")); err != nil {
+		t.Fatal(err)
+	}
+
+	exp := p.exportSession("")
+	out, stderr, code := p.run("session", "revert", exp.Info.ID, exp.Messages[0].Info.ID)
+	if code != 0 {
+		t.Fatalf("session revert: exit %d\n%s%s", code, out, stderr)
+	}
+	if d := changedPaths(start, treeOf(t, p.dir)); len(d) > 0 {
+		t.Errorf("after the revert these differ from the start: %v", d)
+	}
 }

@@ -439,3 +439,26 @@ func TestCursorRulesOnPath(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderPromptTodos checks which provider prompts tell the model to
+// keep a todo list: every family's but the fallback's, which models of no
+// known family get.
+func TestProviderPromptTodos(t *testing.T) {
+	tests := []struct {
+		model string
+		todos bool
+	}{
+		{"claude-sonnet-4-5", true},
+		{"gpt-5-codex", true},
+		{"gpt-4.1", true},
+		{"gemini-2.5-pro", true},
+		{"qwen3-coder", false},
+		{"some-unknown-model", false},
+	}
+	for _, tt := range tests {
+		text := ProviderPrompt(llm.Model{ID: tt.model})
+		if got := strings.Contains(strings.ToLower(text), "todo"); got != tt.todos {
+			t.Errorf("%s: the provider prompt mentions todos: %v, want %v", tt.model, got, tt.todos)
+		}
+	}
+}

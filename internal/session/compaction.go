@@ -93,3 +93,43 @@ func (e *Engine) Compact(ctx context.Context, sessionID string) error {
 	_, err = e.Wait(ctx, sessionID)
 	return err
 }
+
+// stillTooLarge says why a request failed as too large right after the
+// history was compacted for it, naming the largest part of the history
+// (a tool's output, a message's text), which the compaction could not
+// make smaller.
+func stillTooLarge(reason string, msgs []message.Message) string {
+	what, size := "", 0
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Info.Summary {
+			continue
+		}
+		for _, p := range m.Parts {
+			var n int
+			var d string
+			switch p := p.(type) {
+			case *message.ToolPart:
+				n, d = len(p.State.Input)+len(p.State.Output)+len(p.State.Error), "the "+p.Tool+" call "+p.CallID+" and its output"
+			case *message.TextPart:
+				n, d = len(p.Text), "the text of a user message"
+				if p.Synthetic {
+					n, d = len(p.Text), "text added to a user message (an attached file or command output)"
+				}
+				if m.Info.Role == message.RoleAssistant {
+					d = "a text of the assistant"
+				}
+			case *message.ReasoningPart:
+				n, d = len(p.Text), "the reasoning of the assistant"
+			}
+			if n > size {
+				what, size = d, n
+			}
+		}
+	}
+	msg := "the request still does not fit the model's context window after the conversation was compacted (" + reason + ")"
+	if what != "" {
+		msg += fmt.Sprintf("; the largest part is %s, about %d tokens", what, estimate(size))
+	}
+	return msg + ": shorten it, or use a model with a larger context window"
+}

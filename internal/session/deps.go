@@ -114,6 +114,10 @@ type Snapshots interface {
 	BeforeTool(ctx context.Context, checkpoint, tool string) error
 	// Finish closes the checkpoint and returns what the step changed.
 	Finish(ctx context.Context, checkpoint string) (snapshot.Patch, error)
+	// Recover closes the checkpoint of a step a killed process left open
+	// and returns what its tools changed (the patch again for a step that
+	// was closed).
+	Recover(ctx context.Context, checkpoint string) (snapshot.Patch, error)
 	// Revert restores the files the checkpoints (oldest first) changed.
 	Revert(ctx context.Context, sessionID string, checkpoints []string, force bool) (*snapshot.Reverted, error)
 	// Unrevert takes back a revert.

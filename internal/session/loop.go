@@ -32,6 +32,14 @@ type loopState struct {
 	maxSteps bool
 	halted   bool
 	answered bool // the last step produced text or a tool call
+	// compacted says the loop compacted the history because it crossed
+	// the context limit, and no step has fit since: another compaction
+	// would summarise the same history, so it is not made again.
+	compacted bool
+	// overflowed says the provider refused a request of this turn as too
+	// large and the history was compacted for it: a second refusal in the
+	// turn (the model read the same oversized output again) ends it.
+	overflowed bool
 }
 
 // finished reports the exit rule: the newest assistant message answers the
@@ -56,6 +64,7 @@ func finished(l message.Latest) bool {
 // loop runs steps until the session's newest prompt is answered, the
 // context ends, or a step says stop.
 func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) error {
+	st.compacted, st.overflowed = false, false
 	for ctx.Err() == nil {
 		e.setStatus(sessionID, Status{Type: StatusBusy})
 		if !st.recovered {
@@ -75,6 +84,7 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		}
 		st.user = l.User
 		if finished(l) {
+			st.compacted, st.overflowed = false, false
 			if again, err := e.stopHooks(ctx, sessionID, st, l); err != nil || !again {
 				return err
 			}
@@ -117,10 +127,11 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		if err != nil {
 			return fmt.Errorf("model %s: %w", l.User.Info.Model, err)
 		}
-		if f := l.Finished; f != nil && !f.Info.Summary && e.overflow(f.Info.Tokens, model) {
+		if f := l.Finished; f != nil && !f.Info.Summary && !st.compacted && e.overflow(f.Info.Tokens, model) {
 			if err := e.createCompaction(ctx, sessionID, l.User, true, false); err != nil {
 				return err
 			}
+			st.compacted = true
 			continue
 		}
 
@@ -131,10 +142,23 @@ func (e *Engine) loop(ctx context.Context, sessionID string, st *loopState) erro
 		switch out {
 		case outStop:
 			return nil
-		case outCompact, outOverflow:
+		case outCompact:
+			if st.compacted {
+				// The step's input was too large right after a
+				// compaction: another would not make it smaller. The
+				// step was answered; the next one fails if it does not
+				// fit (see processor.steps).
+				continue
+			}
+			fallthrough
+		case outOverflow:
 			if err := e.createCompaction(ctx, sessionID, l.User, true, out == outOverflow); err != nil {
 				return err
 			}
+			st.compacted = true
+			st.overflowed = st.overflowed || out == outOverflow
+		default:
+			st.compacted = false
 		}
 	}
 	return nil
@@ -201,6 +225,7 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 
 	p := e.newProcessor(ctx, info)
 	p.provider, p.model, p.agent, p.rules, p.lastStep = provider, model, agent, rules, lastStep
+	p.compacted = st.compacted || st.overflowed
 	p.retries = &st.retries
 	p.tools = make(map[string]tool.Tool, len(tools))
 	for _, t := range tools {
@@ -338,9 +363,11 @@ func maxOutputTokens(m llm.Model) int {
 }
 
 // recover marks what a crashed or killed process left unfinished: calls
-// that never ended become interrupted errors and their messages aborted.
-// It runs once when a session's loop starts, when no other loop of the
-// session can be writing, and reads only the unfinished messages, which
+// that never ended become interrupted errors and their messages aborted;
+// the snapshots of their steps are closed (see recoverPatch), and the
+// sub-agents cut short are repaired the same way.
+// It runs once when a session's loop starts, and before a revert, when no
+// other loop of the session can be writing, and reads only the unfinished messages, which
 // the store indexes.
 func (e *Engine) recover(ctx context.Context, sessionID string) error {
 	ids, err := e.sessions.store.UnfinishedAssistants(ctx, sessionID)
@@ -348,6 +375,7 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 		return err
 	}
 	now := e.cfg.Now().UnixMilli()
+	var children []string
 	for _, messageID := range ids {
 		msg, err := e.sessions.Message(ctx, messageID)
 		if err != nil {
@@ -363,6 +391,9 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 				continue
 			}
 			st := &tp.State
+			if child, _ := st.Metadata["sessionId"].(string); tp.Tool == TaskTool && child != "" {
+				children = append(children, child) // the sub-agent was cut short too
+			}
 			st.Status = message.ToolError
 			st.Error = "Tool execution aborted"
 			if st.Metadata == nil {
@@ -377,11 +408,19 @@ func (e *Engine) recover(ctx context.Context, sessionID string) error {
 				return err
 			}
 		}
+		if err := e.recoverPatch(ctx, m); err != nil {
+			return err
+		}
 		if m.Info.Finish == "" {
 			m.Info.Error = message.Aborted()
 		}
 		m.Info.Time.Completed = now
 		if err := e.sessions.PutMessage(ctx, m.Info); err != nil {
+			return err
+		}
+	}
+	for _, child := range children {
+		if err := e.recover(ctx, child); err != nil {
 			return err
 		}
 	}
@@ -450,4 +489,41 @@ func (st *loopState) turnEnd(sessionID string, err error, aborted bool) TurnEnde
 		}
 	}
 	return ev
+}
+
+// recoverPatch closes the checkpoint of a step a killed process left
+// open, and adds the patch part the step would have ended with, so that
+// a revert of the message restores what its tools changed.
+func (e *Engine) recoverPatch(ctx context.Context, m *message.Message) error {
+	if e.cfg.Snapshots == nil {
+		return nil
+	}
+	cp := ""
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case *message.StepStartPart:
+			cp = p.Snapshot
+		case *message.PatchPart:
+			if p.Hash == cp {
+				return nil // the step was closed
+			}
+		}
+	}
+	if cp == "" {
+		return nil
+	}
+	patch, err := e.cfg.Snapshots.Recover(ctx, cp)
+	if err != nil {
+		e.cfg.Log.Warn("closing the snapshot of an interrupted step", "checkpoint", cp, "err", err)
+		return nil
+	}
+	if len(patch.Files) == 0 && len(patch.Skipped) == 0 {
+		return nil
+	}
+	part := &message.PatchPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: m.Info.SessionID, MessageID: m.Info.ID},
+		Hash: cp, Files: patch.Files}
+	for _, sk := range patch.Skipped {
+		part.Skipped = append(part.Skipped, sk.Path+": "+sk.Reason)
+	}
+	return e.sessions.PutPart(ctx, part)
 }

@@ -42,6 +42,11 @@ type processor struct {
 	msgs     []message.Message // the session's messages as this step sent them
 	retries  *int              // attempts made at this step, shared across steps
 
+	// compacted says the history was compacted in this turn and cannot
+	// be made smaller by compacting it again: a request the provider
+	// refuses as too large ends the turn.
+	compacted bool
+
 	w *writer
 
 	// Guarded by w.mu.
@@ -143,6 +148,12 @@ func (p *processor) steps(ctx context.Context, req *llm.Request) outcome {
 			if p.summary {
 				me := message.NewError(message.ErrContextOverflow,
 					"the conversation is too large to compact: "+fail.Message+"; start a new session")
+				p.complete(me)
+				p.e.publishError(p.w.info.SessionID, me)
+				return outStop
+			}
+			if p.compacted {
+				me := message.NewError(message.ErrContextOverflow, stillTooLarge(fail.Message, p.msgs))
 				p.complete(me)
 				p.e.publishError(p.w.info.SessionID, me)
 				return outStop
@@ -619,9 +630,10 @@ func (p *processor) sleepRetry(ctx context.Context, fail *llm.Error) bool {
 	return true
 }
 
-// isRejected reports whether err is a plain rejection by the user, which
-// stops the loop.
+// isRejected reports whether err is a plain rejection by the user (a
+// permission rejected, a question dismissed), which stops the loop.
 func isRejected(err error) bool {
 	var r *permission.RejectedError
-	return errors.As(err, &r)
+	var q *tool.QuestionRejectedError
+	return errors.As(err, &r) || errors.As(err, &q)
 }

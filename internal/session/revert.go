@@ -79,6 +79,11 @@ func (e *Engine) Revert(ctx context.Context, in RevertInput) (Info, error) {
 		return Info{}, err
 	}
 	defer lock.Release()
+	// A step a killed process left open is closed first, so the revert
+	// restores what it changed.
+	if err := e.recover(ctx, in.SessionID); err != nil {
+		return Info{}, err
+	}
 	info, err := e.sessions.Get(ctx, in.SessionID)
 	if err != nil {
 		return Info{}, err
@@ -91,39 +96,58 @@ func (e *Engine) Revert(ctx context.Context, in RevertInput) (Info, error) {
 	if at < 0 {
 		return Info{}, fmt.Errorf("message %s is not in session %s", in.MessageID, in.SessionID)
 	}
-	if prev := revertOf(info); prev != nil {
-		// Reverting again starts from the files as they were before the
-		// first revert.
-		if _, err := e.cfg.Snapshots.Unrevert(ctx, in.SessionID, prev.Snapshot, in.Force); err != nil {
-			return Info{}, fmt.Errorf("undoing the earlier revert first: %w", err)
+	// Reverting again starts from the files as they were before the
+	// earlier revert; a revert that restored no file (its messages
+	// changed none) has nothing to undo.
+	undone := ""
+	if prev := revertOf(info); prev != nil && prev.Snapshot != "" {
+		r, err := e.cfg.Snapshots.Unrevert(ctx, in.SessionID, prev.Snapshot, in.Force)
+		if err != nil {
+			return Info{}, fmt.Errorf("undoing the earlier revert (to message %s) first: %w", prev.MessageID, err)
+		}
+		undone = r.Checkpoint
+	}
+	state, err := e.revertFiles(ctx, in, msgs[at:])
+	if err != nil && undone != "" {
+		// Put the earlier revert back, so the files match the revert
+		// point the session still has.
+		if _, rerr := e.cfg.Snapshots.Unrevert(context.WithoutCancel(ctx), in.SessionID, undone, true); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("restoring the earlier revert: %w", rerr))
 		}
 	}
-	cps, err := e.patchesFrom(ctx, msgs[at:], in.PartID)
 	if err != nil {
 		return Info{}, err
-	}
-	state := RevertState{MessageID: in.MessageID, PartID: in.PartID}
-	if len(cps) > 0 {
-		diffs, err := e.cfg.Snapshots.Diff(ctx, cps)
-		if err != nil {
-			return Info{}, err
-		}
-		var b strings.Builder
-		for _, d := range diffs {
-			b.WriteString(d.Patch)
-		}
-		state.Diff = b.String()
-		r, err := e.cfg.Snapshots.Revert(ctx, in.SessionID, cps, in.Force)
-		if err != nil {
-			return Info{}, err
-		}
-		state.Snapshot, state.Files = r.Checkpoint, r.Files
 	}
 	raw, err := json.Marshal(state)
 	if err != nil {
 		return Info{}, err
 	}
 	return e.sessions.Update(ctx, in.SessionID, func(i *Info) { i.Revert = raw })
+}
+
+// revertFiles restores the files the messages from msgs[0] on changed and
+// returns the revert state that records it.
+func (e *Engine) revertFiles(ctx context.Context, in RevertInput, msgs []message.Message) (RevertState, error) {
+	state := RevertState{MessageID: in.MessageID, PartID: in.PartID}
+	cps, err := e.patchesFrom(ctx, msgs, in.PartID)
+	if err != nil || len(cps) == 0 {
+		return state, err
+	}
+	diffs, err := e.cfg.Snapshots.Diff(ctx, cps)
+	if err != nil {
+		return state, err
+	}
+	var b strings.Builder
+	for _, d := range diffs {
+		b.WriteString(d.Patch)
+	}
+	state.Diff = b.String()
+	r, err := e.cfg.Snapshots.Revert(ctx, in.SessionID, cps, in.Force)
+	if err != nil {
+		return state, err
+	}
+	state.Snapshot, state.Files = r.Checkpoint, r.Files
+	return state, nil
 }
 
 // Unrevert brings back the files and messages of the session's revert.

@@ -133,7 +133,7 @@ func (s *Sessions) Update(ctx context.Context, id string, fn func(*Info)) (Info,
 	return info, nil
 }
 
-// List returns the sessions f selects, newest first.
+// List returns the sessions f selects, the one used last first.
 func (s *Sessions) List(ctx context.Context, f store.SessionFilter) ([]Info, error) {
 	rows, err := s.store.ListSessions(ctx, f)
 	if err != nil {
@@ -234,7 +234,8 @@ func (s *Sessions) Message(ctx context.Context, messageID string) (message.Messa
 	return m, nil
 }
 
-// PutMessage stores a message's info and publishes it.
+// PutMessage stores a message's info and publishes it. A user's message
+// marks the session as updated now.
 func (s *Sessions) PutMessage(ctx context.Context, info message.Info) error {
 	data, err := json.Marshal(info)
 	if err != nil {
@@ -247,6 +248,13 @@ func (s *Sessions) PutMessage(ctx context.Context, info message.Info) error {
 		return err
 	}
 	s.publish(ctx, bus.MessageUpdated, info.SessionID, MessageEvent{Info: info})
+	if info.Role == message.RoleUser {
+		// A message from the user is activity: the session moves to the
+		// top of the list, and --continue takes it.
+		if _, err := s.Update(ctx, info.SessionID, func(*Info) {}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
@@ -232,5 +233,49 @@ func TestDeleteRemovesChildren(t *testing.T) {
 	}
 	if err := s.Delete(ctx, root.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
+	}
+}
+
+// TestListByLastActivity checks that a session a message was sent to last
+// comes first in the list (what --continue takes), not the one created
+// last.
+func TestListByLastActivity(t *testing.T) {
+	ctx := context.Background()
+	s := openSessions(t)
+	tick := time.UnixMilli(1_700_000_000_000)
+	s.now = func() time.Time { tick = tick.Add(time.Millisecond); return tick }
+	a, err := s.Create(ctx, CreateInput{ProjectID: "p", Title: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addTurn(t, s, a.ID, "work in a", "ok")
+	b, err := s.Create(ctx, CreateInput{ProjectID: "p", Title: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := func() string {
+		t.Helper()
+		list, err := s.List(ctx, store.SessionFilter{ProjectID: "p", RootsOnly: true, Limit: 1})
+		if err != nil || len(list) != 1 {
+			t.Fatalf("List = %v, %v", list, err)
+		}
+		return list[0].Title
+	}
+	steps := []struct {
+		to   string
+		want string
+	}{
+		{"", "b"}, // just created
+		{a.ID, "a"},
+		{b.ID, "b"},
+		{a.ID, "a"},
+	}
+	for i, st := range steps {
+		if st.to != "" {
+			addTurn(t, s, st.to, "more", "ok")
+		}
+		if got := first(); got != st.want {
+			t.Errorf("step %d: the last used session is %q, want %q", i, got, st.want)
+		}
 	}
 }

@@ -196,6 +196,11 @@ func (s *Store) sweep(keep []stored, c Collected) Collected {
 			mark(ch.After)
 		}
 	}
+	for _, j := range s.journals() {
+		for _, ch := range j.Files {
+			mark(ch.Before)
+		}
+	}
 	indexes, _ := os.ReadDir(filepath.Join(s.dir, "index"))
 	for _, f := range indexes {
 		b, err := os.ReadFile(filepath.Join(s.dir, "index", f.Name()))

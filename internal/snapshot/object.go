@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -152,20 +153,24 @@ func (s *Store) content(e *Entry) ([]byte, error) {
 	return out, nil
 }
 
-// tmpPrefix starts the names of files being written; a crash may leave
-// them behind, and Open removes them.
+// tmpPrefix starts the names of files being written, followed by the
+// writing process's id; a crash may leave them behind, and Open removes
+// those whose process has ended.
 const tmpPrefix = ".tmp-"
+
+// tmpPattern is the CreateTemp pattern of this process's temporary files.
+func tmpPattern() string { return tmpPrefix + strconv.Itoa(os.Getpid()) + "-*" }
 
 // writeFileAtomic writes b to path through a temporary file in the same
 // directory and a rename, so path is either absent or whole.
 func writeFileAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tmpPrefix+"*")
+	f, err := os.CreateTemp(dir, tmpPattern())
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
-		f, err = os.CreateTemp(dir, tmpPrefix+"*")
+		f, err = os.CreateTemp(dir, tmpPattern())
 	}
 	if err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/codeloop/codeloop/internal/id"
 )
 
 // tree is a directory's files: content and mode by slash path. A symlink's
@@ -355,5 +357,28 @@ func TestEditBetweenSteps(t *testing.T) {
 			}
 		}
 		s.Close()
+	}
+}
+
+// TestLoadErrorsNameTheirCause checks that a checkpoint that cannot be
+// loaded is reported for what it is: no id, a malformed one, or one the
+// store does not hold.
+func TestLoadErrorsNameTheirCause(t *testing.T) {
+	s := openStore(t)
+	missing := id.Ascending(id.Snapshot)
+	tests := []struct {
+		cpID     string
+		want     string
+		notFound bool
+	}{
+		{"", "no snapshot id given", false},
+		{"snp_bad", "is not a snapshot id", false},
+		{missing, missing + ": snapshot not found", true},
+	}
+	for _, tt := range tests {
+		_, err := s.Load(tt.cpID)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, ErrNotFound) != tt.notFound {
+			t.Errorf("Load(%q) = %v, want an error with %q (not found: %v)", tt.cpID, err, tt.want, tt.notFound)
+		}
 	}
 }

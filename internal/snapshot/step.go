@@ -111,8 +111,10 @@ func (s *Store) BeforeChange(_ context.Context, sessionID string, paths []string
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	grown := false
 	for _, p := range paths {
 		k := st.key(p)
+		grown = grown || !st.touched[k]
 		st.touched[k] = true
 		if _, ok := st.before[k]; ok {
 			continue
@@ -123,6 +125,11 @@ func (s *Store) BeforeChange(_ context.Context, sessionID string, paths []string
 		}
 		st.seq++
 		st.before[k] = seqEntry{st.seq, e}
+	}
+	if grown {
+		// Before the tool writes: a kill from here on leaves what
+		// Recover needs to close the step.
+		return s.saveJournal(st)
 	}
 	return nil
 }
@@ -166,7 +173,7 @@ func (s *Store) BeforeTool(ctx context.Context, checkpoint, tool string) error {
 		}
 	}
 	st.pre = pre
-	return nil
+	return s.saveJournal(st)
 }
 
 // noScan reports whether worktree is a directory never scanned: /, the
@@ -314,11 +321,13 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 	}
 	slices.Sort(files)
 	if len(files) == 0 && len(st.cp.Skipped) == 0 {
+		s.dropJournal(st.cp.Session, st.cp.ID)
 		return Patch{}, nil
 	}
 	if err := s.saveCheckpoint(&st.cp); err != nil {
 		return Patch{}, err
 	}
+	s.dropJournal(st.cp.Session, st.cp.ID)
 	s.maybeCollect(st.cp.Session)
 	return Patch{Files: files, Skipped: st.cp.Skipped}, nil
 }
@@ -355,20 +364,29 @@ func (s *Store) saveCheckpoint(cp *Checkpoint) error {
 }
 
 // ErrNotFound says a checkpoint is not (or no longer) in the store.
-var ErrNotFound = errors.New("snapshot not found: it may have been removed by the store's size or age limits")
+var ErrNotFound = errors.New("snapshot not found")
+
+// notFound is the error for a well-formed checkpoint id the store does
+// not hold: the collector drops checkpoints beyond the store's limits.
+func notFound(cpID string) error {
+	return fmt.Errorf("%s: %w (the store keeps checkpoints within its size, count and age limits)", cpID, ErrNotFound)
+}
 
 // Load reads a checkpoint, whichever session made it.
 func (s *Store) Load(cpID string) (*Checkpoint, error) {
-	if id.Check(id.Snapshot, cpID) != nil {
-		return nil, fmt.Errorf("%q: %w", cpID, ErrNotFound)
+	if cpID == "" {
+		return nil, errors.New("no snapshot id given")
+	}
+	if err := id.Check(id.Snapshot, cpID); err != nil {
+		return nil, fmt.Errorf("%q is not a snapshot id: %w", cpID, err)
 	}
 	matches, _ := filepath.Glob(filepath.Join(s.dir, "checkpoints", "*", cpID+".json"))
 	if len(matches) == 0 {
-		return nil, fmt.Errorf("%s: %w", cpID, ErrNotFound)
+		return nil, notFound(cpID)
 	}
 	b, err := os.ReadFile(matches[0])
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", cpID, ErrNotFound)
+		return nil, notFound(cpID)
 	}
 	if err != nil {
 		return nil, err

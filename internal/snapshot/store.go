@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,14 +135,30 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-// removeTemp deletes the temporary files left by interrupted writes.
+// staleTempAge is how old a temporary file that names no process must be
+// before removeTemp deletes it.
+const staleTempAge = time.Hour
+
+// removeTemp deletes the temporary files left by interrupted writes: those
+// of processes that have ended, and old ones that name no process. Those
+// of live processes (another codeloop sharing the store) are left.
 func (s *Store) removeTemp() int {
 	n := 0
+	now := time.Now()
 	_ = filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), tmpPrefix) {
-			if os.Remove(path) == nil {
-				n++
+		rest, ok := strings.CutPrefix(d.Name(), tmpPrefix)
+		if err != nil || d.IsDir() || !ok {
+			return nil
+		}
+		if pid, _, named := strings.Cut(rest, "-"); named {
+			if p, err := strconv.Atoi(pid); err == nil && processAlive(p) {
+				return nil
 			}
+		} else if info, err := d.Info(); err != nil || now.Sub(info.ModTime()) < staleTempAge {
+			return nil
+		}
+		if os.Remove(path) == nil {
+			n++
 		}
 		return nil
 	})

@@ -142,7 +142,7 @@ func (q q) GetSession(ctx context.Context, id string) (Session, error) {
 	return s, nil
 }
 
-// ListSessions returns the sessions f selects, newest first.
+// ListSessions returns the sessions f selects, the one updated last first.
 func (q q) ListSessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 	var where []string
 	var args []any
@@ -159,7 +159,9 @@ func (q q) ListSessions(ctx context.Context, f SessionFilter) ([]Session, error)
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
-	query += " ORDER BY id" // session ids are descending: newest first
+	// By last activity; session ids are descending, so among sessions
+	// updated in the same millisecond the newest comes first.
+	query += " ORDER BY time_updated DESC, id"
 	if f.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}

@@ -93,6 +93,69 @@ func TestSessions(t *testing.T) {
 	}
 }
 
+// TestSessionsByActivity checks that sessions are listed by the time they
+// were last updated, newest first, then by id (newest first), whatever
+// the order they were created in.
+func TestSessionsByActivity(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "codeloop.db"))
+	a := newSession(t, s, "")
+	b := newSession(t, s, "")
+	c := newSession(t, s, "")
+	child := newSession(t, s, a.ID)
+	touch := func(ses Session, at int64) {
+		ses.TimeUpdated = at
+		if err := s.PutSession(ctx, ses); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch(a, 30) // worked in a last
+	touch(b, 20)
+	touch(child, 40)
+	// c was not touched: updated at 1, like nothing else.
+	tests := []struct {
+		name   string
+		filter SessionFilter
+		want   []string
+	}{
+		{"roots", SessionFilter{ProjectID: "prj", RootsOnly: true}, []string{a.ID, b.ID, c.ID}},
+		{"last used root", SessionFilter{ProjectID: "prj", RootsOnly: true, Limit: 1}, []string{a.ID}},
+		{"all", SessionFilter{}, []string{child.ID, a.ID, b.ID, c.ID}},
+	}
+	for _, tt := range tests {
+		list, err := s.ListSessions(ctx, tt.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, x := range list {
+			ids = append(ids, x.ID)
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, ids, tt.want)
+		}
+	}
+	// Same time: the newer session (the smaller descending id) first.
+	touch(b, 30)
+	list, err := s.ListSessions(ctx, SessionFilter{RootsOnly: true, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != b.ID || list[1].ID != a.ID {
+		t.Errorf("a tie: got %v, want b then a", list)
+	}
+	var plan string
+	row := s.DB().QueryRowContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM session
+		WHERE project_id = 'prj' AND parent_id = '' ORDER BY time_updated DESC, id LIMIT 1`)
+	var id1, id2, id3 int
+	if err := row.Scan(&id1, &id2, &id3, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "session_activity") {
+		t.Errorf("the last used session is not found through the index: %s", plan)
+	}
+}
+
 func TestMessagesAndParts(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, ":memory:")

@@ -32,7 +32,7 @@ func stageFile(path string, content []byte, mode fs.FileMode) (*stagedFile, erro
 	if statErr == nil {
 		mode = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".codeloop-*.tmp")
+	f, err := os.CreateTemp(dir, stagedPattern(target))
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: cannot create a temporary file beside it: %w", path, err)
 	}

@@ -112,7 +112,7 @@ func (c *Client) Path(context.Context) (client.Path, error) {
 		Trust: projectTrust(c.app.Trust)}, nil
 }
 
-// ListSessions lists the project's sessions, newest first.
+// ListSessions lists the project's sessions, the one used last first.
 func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptions) ([]client.Session, error) {
 	f := store.SessionFilter{ProjectID: c.app.ProjectID, RootsOnly: opts.Roots}
 	if opts.Search == "" {

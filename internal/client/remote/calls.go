@@ -21,7 +21,7 @@ func (c *Client) Path(ctx context.Context) (client.Path, error) {
 	return out, err
 }
 
-// ListSessions lists the project's sessions, newest first.
+// ListSessions lists the project's sessions, the one used last first.
 func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptions) ([]client.Session, error) {
 	q := url.Values{}
 	if opts.Roots {
