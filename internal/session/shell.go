@@ -91,6 +91,9 @@ func (e *Engine) Shell(ctx context.Context, in ShellInput) (message.Message, err
 	if err := e.sessions.PutMessage(save, answer); err != nil {
 		return message.Message{}, err
 	}
+	// What the command changes is kept like a model step's changes, so
+	// that undoing the command restores the files.
+	cp := e.shellCheckpoint(save, in.SessionID, answer.ID)
 	input, _ := json.Marshal(map[string]string{"command": command})
 	partID := id.Ascending(id.Part)
 	call := &message.ToolPart{PartBase: message.PartBase{ID: partID, SessionID: in.SessionID, MessageID: answer.ID},
@@ -119,12 +122,61 @@ func (e *Engine) Shell(ctx context.Context, in ShellInput) (message.Message, err
 	if err := e.sessions.PutPart(save, call); err != nil {
 		return message.Message{}, err
 	}
+	if err := e.closeShellCheckpoint(save, in.SessionID, answer.ID, cp); err != nil {
+		return message.Message{}, err
+	}
 	answer.Time.Completed = end
 	answer.Finish = "stop"
 	if err := e.sessions.PutMessage(save, answer); err != nil {
 		return message.Message{}, err
 	}
 	return message.Message{Info: answer, Parts: []message.Part{call}}, nil
+}
+
+// shellCheckpoint opens a snapshot checkpoint for a shell command's answer
+// and records it as the start of a step; "" when snapshots are off or the
+// checkpoint could not be opened (the command runs anyway).
+func (e *Engine) shellCheckpoint(ctx context.Context, sessionID, messageID string) string {
+	if e.cfg.Snapshots == nil {
+		return ""
+	}
+	cp, err := e.cfg.Snapshots.Begin(ctx, e.cfg.Worktree, sessionID, messageID)
+	if err != nil {
+		e.cfg.Log.Warn("opening a snapshot for a shell command", "err", err)
+		return ""
+	}
+	start := &message.StepStartPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: sessionID, MessageID: messageID},
+		Snapshot: cp}
+	if err := e.sessions.PutPart(ctx, start); err != nil {
+		e.cfg.Log.Warn("recording a shell command's checkpoint", "err", err)
+		return ""
+	}
+	if err := e.cfg.Snapshots.BeforeTool(ctx, cp, "bash"); err != nil {
+		e.cfg.Log.Warn("scanning the project before a shell command", "err", err)
+	}
+	return cp
+}
+
+// closeShellCheckpoint closes the checkpoint and records what the command
+// changed as the answer's patch part.
+func (e *Engine) closeShellCheckpoint(ctx context.Context, sessionID, messageID, cp string) error {
+	if cp == "" {
+		return nil
+	}
+	patch, err := e.cfg.Snapshots.Finish(ctx, cp)
+	if err != nil {
+		e.cfg.Log.Warn("closing a shell command's snapshot", "err", err)
+		return nil
+	}
+	if len(patch.Files) == 0 && len(patch.Skipped) == 0 {
+		return nil
+	}
+	part := &message.PatchPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: sessionID, MessageID: messageID},
+		Hash: cp, Files: patch.Files}
+	for _, sk := range patch.Skipped {
+		part.Skipped = append(part.Skipped, sk.Path+": "+sk.Reason)
+	}
+	return e.sessions.PutPart(ctx, part)
 }
 
 // startShell marks the session busy with a shell command, or says why it

@@ -135,6 +135,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ShellAbort", s.shellAbort)
 	t.Run("ShellWhileBusy", s.shellBusy)
 	t.Run("PromptWhileShell", s.shellThenPrompt)
+	t.Run("ShellRevert", s.shellRevert)
 	t.Run("Command", s.command)
 	t.Run("Catalogs", s.catalogs)
 	t.Run("Revert", s.revert)

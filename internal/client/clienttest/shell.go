@@ -3,6 +3,7 @@ package clienttest
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,14 +22,25 @@ func shellCall(t *testing.T, c client.Client, sessionID, answerID string) client
 		t.Errorf("user message %+v", u)
 	}
 	a := msgs[1]
-	if a.Info.ID != answerID || a.Info.Role != client.RoleAssistant || a.Info.ParentID != msgs[0].Info.ID || len(a.Parts) != 1 {
+	if a.Info.ID != answerID || a.Info.Role != client.RoleAssistant || a.Info.ParentID != msgs[0].Info.ID {
 		t.Fatalf("answer %+v", a)
 	}
-	p := a.Parts[0]
-	if p.Type != client.PartTool || p.Tool != "bash" || p.State == nil {
-		t.Fatalf("answer part %+v", p)
+	// The call, between the step's start and its patch when snapshots
+	// keep what the command changed.
+	var calls []client.Part
+	for _, p := range a.Parts {
+		switch p.Type {
+		case client.PartTool:
+			calls = append(calls, p)
+		case client.PartStepStart, client.PartPatch:
+		default:
+			t.Errorf("answer part %+v", p)
+		}
 	}
-	return p
+	if len(calls) != 1 || calls[0].Tool != "bash" || calls[0].State == nil {
+		t.Fatalf("answer parts %+v, want one bash call", a.Parts)
+	}
+	return calls[0]
 }
 
 // shell runs a command and records its output and exit status.
@@ -174,5 +186,28 @@ func (s suite) shellThenPrompt(t *testing.T) {
 	msgs := must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)
 	if len(msgs) != 4 || msgs[2].Info.Role != client.RoleUser || msgs[3].Info.Role != client.RoleAssistant {
 		t.Errorf("%d messages; want the command's two, then the prompt and its answer", len(msgs))
+	}
+}
+
+// shellRevert: undoing a shell command takes back the files it changed,
+// and redoing it brings them back.
+func (s suite) shellRevert(t *testing.T) {
+	c, p := s.start(t, "", "", map[string]string{"keep.txt": "kept\n"})
+	ctx := ctxFor(t)
+	sess := must(c.CreateSession(ctx, client.CreateSessionInput{}))(t)
+	made, keep := p.Dir+"/made.txt", p.Dir+"/keep.txt"
+	must(c.Shell(ctx, sess.ID, client.ShellInput{Command: "echo made > made.txt; echo changed > keep.txt"}))(t)
+	read := func(path string) string { b, _ := os.ReadFile(path); return string(b) }
+	if read(made) != "made\n" || read(keep) != "changed\n" {
+		t.Fatalf("the command did not run: made %q keep %q", read(made), read(keep))
+	}
+	msgs := must(c.Messages(ctx, sess.ID, client.MessagesOptions{}))(t)
+	must(c.Revert(ctx, sess.ID, client.RevertInput{MessageID: msgs[0].Info.ID}))(t)
+	if _, err := os.Stat(made); err == nil || read(keep) != "kept\n" {
+		t.Errorf("after undo: made.txt exists %v, keep.txt %q", err == nil, read(keep))
+	}
+	must(c.Unrevert(ctx, sess.ID))(t)
+	if read(made) != "made\n" || read(keep) != "changed\n" {
+		t.Errorf("after redo: made %q keep %q", read(made), read(keep))
 	}
 }
