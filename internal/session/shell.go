@@ -62,6 +62,9 @@ func (e *Engine) Shell(ctx context.Context, in ShellInput) (message.Message, err
 	if command == "" {
 		return message.Message{}, errors.New("the shell command is empty")
 	}
+	// The messages' ids are taken before the session is marked busy, so
+	// that a prompt sent while the command runs sorts after them.
+	userID, answerID := id.Ascending(id.Message), id.Ascending(id.Message)
 	run, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
@@ -75,7 +78,7 @@ func (e *Engine) Shell(ctx context.Context, in ShellInput) (message.Message, err
 
 	save := context.WithoutCancel(ctx) // what ran is recorded even if the caller goes
 	now := e.cfg.Now().UnixMilli()
-	user := message.Info{ID: id.Ascending(id.Message), SessionID: in.SessionID, Role: message.RoleUser,
+	user := message.Info{ID: userID, SessionID: in.SessionID, Role: message.RoleUser,
 		Time: message.Time{Created: now}, Agent: in.Agent, Model: in.Model}
 	if err := e.sessions.PutMessage(save, user); err != nil {
 		return message.Message{}, err
@@ -85,7 +88,7 @@ func (e *Engine) Shell(ctx context.Context, in ShellInput) (message.Message, err
 	if err := e.sessions.PutPart(save, note); err != nil {
 		return message.Message{}, err
 	}
-	answer := message.Info{ID: id.Ascending(id.Message), SessionID: in.SessionID, Role: message.RoleAssistant,
+	answer := message.Info{ID: answerID, SessionID: in.SessionID, Role: message.RoleAssistant,
 		Time: message.Time{Created: now}, ParentID: user.ID, ModelID: in.Model.ModelID, ProviderID: in.Model.ProviderID,
 		Mode: in.Agent, Agent: in.Agent, Path: message.Path{Cwd: e.cfg.Directory, Root: e.cfg.Worktree}}
 	if err := e.sessions.PutMessage(save, answer); err != nil {
