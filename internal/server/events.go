@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/wire"
 )
 
 // The server's own events on GET /event.
@@ -28,7 +29,7 @@ const burst = 256
 // that waits for server.connected misses nothing that follows. A
 // subscriber that takes no bytes for writeWait is disconnected.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	var q EventQuery
+	var q wire.EventQuery
 	if err := decodeQuery(r, &q); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/codeloop/codeloop/internal/client/wire"
 	"reflect"
 	"slices"
 	"strings"
@@ -165,5 +166,24 @@ func TestOpenAPISchemas(t *testing.T) {
 		if !slices.Contains(types, want) {
 			t.Errorf("the event stream does not describe %s", want)
 		}
+	}
+}
+
+// TestServesEveryWireRoute checks that the server answers exactly the
+// routes of the wire contract the remote client calls.
+func TestServesEveryWireRoute(t *testing.T) {
+	r := newRig(t, "", Options{})
+	served := map[string]string{}
+	for _, op := range r.srv.ops {
+		served[op.ID] = op.Method + " " + op.Path
+	}
+	for _, rt := range wire.Routes() {
+		if got, ok := served[rt.ID]; !ok || got != rt.Method+" "+rt.Pattern {
+			t.Errorf("wire route %s (%s %s) is served as %q", rt.ID, rt.Method, rt.Pattern, got)
+		}
+		delete(served, rt.ID)
+	}
+	for id, at := range served {
+		t.Errorf("the server answers %s (%s), which the wire contract does not list", id, at)
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/codeloop/codeloop/internal/client/wire"
 	"net/http"
 	"reflect"
 )
@@ -28,9 +29,8 @@ type operation struct {
 	handler http.Handler
 }
 
-// MessageIDHeader carries the id of the message a prompt_async or
-// command_async stored.
-const MessageIDHeader = "Codeloop-Message-ID"
+// MessageIDHeader is wire.MessageIDHeader.
+const MessageIDHeader = wire.MessageIDHeader
 
 // none stands for a route without a body or query parameters.
 type none struct{}
@@ -42,8 +42,8 @@ type accepted struct{ MessageID string }
 // route makes an operation whose handler decodes the query into Q and the
 // body into B (unless they are none), calls fn, and writes its result as
 // JSON (or 204 for accepted).
-func route[Q, B, R any](s *Server, method, path, id, summary string, fn func(r *http.Request, q Q, b B) (R, error)) *operation {
-	op := &operation{Method: method, Path: path, ID: id, Summary: summary}
+func route[Q, B, R any](s *Server, rt wire.Route, fn func(r *http.Request, q Q, b B) (R, error)) *operation {
+	op := &operation{Method: rt.Method, Path: rt.Pattern, ID: rt.ID, Summary: rt.Summary}
 	if t := reflect.TypeFor[Q](); t != reflect.TypeFor[none]() {
 		op.Query = t
 	}

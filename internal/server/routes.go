@@ -7,73 +7,20 @@ import (
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/wire"
 )
-
-// Health is the answer of GET /global/health.
-type Health struct {
-	Healthy bool   `json:"healthy"`
-	Version string `json:"version"`
-}
-
-// ProvidersResponse is the answer of GET /config/providers: the usable
-// providers, each one's default model (OpenCode's shape), and codeloop's
-// additions, the model a prompt without one uses and the recent models.
-type ProvidersResponse struct {
-	Providers []client.Provider `json:"providers"`
-	// Default maps a provider's id to its default model's id.
-	Default map[string]string `json:"default"`
-	// Model is the model a prompt without one is answered with.
-	Model *client.ModelRef `json:"model,omitempty"`
-	// Recent are the models used last, newest first.
-	Recent []client.ModelRef `json:"recent,omitempty"`
-}
-
-// ProviderList is the answer of GET /provider.
-type ProviderList struct {
-	All       []client.Provider `json:"all"`
-	Default   map[string]string `json:"default"`
-	Connected []string          `json:"connected"`
-}
-
-// SummarizeInput is the body of POST /session/{sessionID}/summarize; the
-// session's own model summarises, so its fields are accepted and unused.
-type SummarizeInput struct {
-	ProviderID string `json:"providerID,omitempty"`
-	ModelID    string `json:"modelID,omitempty"`
-	Auto       bool   `json:"auto,omitempty"`
-}
-
-// QuestionReply is the body of POST /question/{requestID}/reply: one list
-// of chosen labels (or free text) per question, in order.
-type QuestionReply struct {
-	Answers [][]string `json:"answers"`
-}
-
-// PermissionResponse is the body of the older
-// POST /session/{sessionID}/permissions/{permissionID}.
-type PermissionResponse struct {
-	Response string `json:"response"`
-}
-
-// EventQuery selects the events of GET /event; none selects all.
-type EventQuery struct {
-	// SessionID keeps the events of one session.
-	SessionID string `json:"sessionID,omitempty"`
-	// Type keeps the events of these types (repeat the parameter).
-	Type []string `json:"type,omitempty"`
-}
 
 func (s *Server) operations() []*operation {
 	c := s.c
 	sid := func(r *http.Request) string { return r.PathValue("sessionID") }
 	ops := []*operation{
-		route(s, "GET", "/global/health", "global.health", "Report that the server is up, with its version",
-			func(*http.Request, none, none) (Health, error) {
-				return Health{Healthy: true, Version: s.opts.Version}, nil
+		route(s, wire.GlobalHealth,
+			func(*http.Request, none, none) (wire.Health, error) {
+				return wire.Health{Healthy: true, Version: s.opts.Version}, nil
 			}),
-		route(s, "GET", "/path", "path.get", "The project's directories",
+		route(s, wire.PathGet,
 			func(r *http.Request, _ none, _ none) (client.Path, error) { return c.Path(r.Context()) }),
-		route(s, "GET", "/config", "config.get", "The project's resolved config, secrets masked",
+		route(s, wire.ConfigGet,
 			func(r *http.Request, _ none, _ none) (map[string]any, error) {
 				raw, err := c.Config(r.Context())
 				if err != nil {
@@ -86,102 +33,102 @@ func (s *Server) operations() []*operation {
 				maskSecrets(tree)
 				return tree, nil
 			}),
-		route(s, "GET", "/config/providers", "config.providers", "The usable providers and models, and the default model",
-			func(r *http.Request, _ none, _ none) (ProvidersResponse, error) {
+		route(s, wire.ConfigProviders,
+			func(r *http.Request, _ none, _ none) (wire.ProvidersResponse, error) {
 				cat, err := c.Models(r.Context())
 				if err != nil {
-					return ProvidersResponse{}, err
+					return wire.ProvidersResponse{}, err
 				}
-				return ProvidersResponse{Providers: nonNil(cat.Providers), Default: defaults(cat), Model: cat.Default, Recent: cat.Recent}, nil
+				return wire.ProvidersResponse{Providers: nonNil(cat.Providers), Default: defaults(cat), Model: cat.Default, Recent: cat.Recent}, nil
 			}),
-		route(s, "GET", "/provider", "provider.list", "The usable providers, their default models and which are connected",
-			func(r *http.Request, _ none, _ none) (ProviderList, error) {
+		route(s, wire.ProviderList,
+			func(r *http.Request, _ none, _ none) (wire.ProviderListResponse, error) {
 				cat, err := c.Models(r.Context())
 				if err != nil {
-					return ProviderList{}, err
+					return wire.ProviderListResponse{}, err
 				}
-				out := ProviderList{All: nonNil(cat.Providers), Default: defaults(cat), Connected: []string{}}
+				out := wire.ProviderListResponse{All: nonNil(cat.Providers), Default: defaults(cat), Connected: []string{}}
 				for _, p := range cat.Providers {
 					out.Connected = append(out.Connected, p.ID)
 				}
 				return out, nil
 			}),
-		route(s, "GET", "/agent", "app.agents", "The agents",
+		route(s, wire.AppAgents,
 			func(r *http.Request, _ none, _ none) ([]client.Agent, error) { return list(c.Agents(r.Context())) }),
-		route(s, "GET", "/command", "command.list", "The project's slash commands",
+		route(s, wire.CommandList,
 			func(r *http.Request, _ none, _ none) ([]client.Command, error) { return list(c.Commands(r.Context())) }),
 
-		route(s, "GET", "/session", "session.list", "The project's sessions, newest first",
+		route(s, wire.SessionList,
 			func(r *http.Request, q client.ListSessionsOptions, _ none) ([]client.Session, error) {
 				return list(c.ListSessions(r.Context(), q))
 			}),
-		route(s, "POST", "/session", "session.create", "Create a session",
+		route(s, wire.SessionCreate,
 			func(r *http.Request, _ none, in client.CreateSessionInput) (client.Session, error) {
 				return c.CreateSession(r.Context(), in)
 			}),
-		route(s, "GET", "/session/status", "session.status", "The status of every session that is not idle",
+		route(s, wire.SessionStatus,
 			func(r *http.Request, _ none, _ none) (map[string]client.SessionStatus, error) {
 				return c.Status(r.Context())
 			}),
-		route(s, "GET", "/session/{sessionID}", "session.get", "A session",
+		route(s, wire.SessionGet,
 			func(r *http.Request, _ none, _ none) (client.Session, error) {
 				return c.GetSession(r.Context(), sid(r))
 			}),
-		route(s, "PATCH", "/session/{sessionID}", "session.update", "Change a session's title",
+		route(s, wire.SessionUpdate,
 			func(r *http.Request, _ none, in client.UpdateSessionInput) (client.Session, error) {
 				return c.UpdateSession(r.Context(), sid(r), in)
 			}),
-		route(s, "DELETE", "/session/{sessionID}", "session.delete", "Delete a session with its messages and children, stopping its loop",
+		route(s, wire.SessionDelete,
 			func(r *http.Request, _ none, _ none) (bool, error) { return ok(c.DeleteSession(r.Context(), sid(r))) }),
-		route(s, "GET", "/session/{sessionID}/children", "session.children", "The sessions a session's sub-agents started",
+		route(s, wire.SessionChildren,
 			func(r *http.Request, _ none, _ none) ([]client.Session, error) {
 				return list(c.Children(r.Context(), sid(r)))
 			}),
-		route(s, "POST", "/session/{sessionID}/fork", "session.fork", "Copy a session, up to a message when one is named",
+		route(s, wire.SessionFork,
 			func(r *http.Request, _ none, in client.ForkSessionInput) (client.Session, error) {
 				return c.ForkSession(r.Context(), sid(r), in)
 			}),
-		route(s, "POST", "/session/{sessionID}/abort", "session.abort", "Interrupt a session's loop and shell command; what streamed is kept",
+		route(s, wire.SessionAbort,
 			func(r *http.Request, _ none, _ none) (bool, error) { return ok(c.Abort(r.Context(), sid(r))) }),
-		route(s, "POST", "/session/{sessionID}/summarize", "session.summarize", "Start compacting a session's history; the outcome arrives as events",
-			func(r *http.Request, _ none, _ SummarizeInput) (bool, error) {
+		route(s, wire.SessionSummarize,
+			func(r *http.Request, _ none, _ wire.SummarizeInput) (bool, error) {
 				_, err := c.Command(r.Context(), sid(r), client.CommandInput{Command: "compact"})
 				return ok(err)
 			}),
-		route(s, "POST", "/session/{sessionID}/revert", "session.revert", "Undo the file changes made after a message and hide the messages from it on (501 where file snapshots are not available)",
+		route(s, wire.SessionRevert,
 			func(r *http.Request, _ none, in client.RevertInput) (client.Session, error) {
 				return c.Revert(r.Context(), sid(r), in)
 			}),
-		route(s, "POST", "/session/{sessionID}/unrevert", "session.unrevert", "Restore what a revert hid",
+		route(s, wire.SessionUnrevert,
 			func(r *http.Request, _ none, _ none) (client.Session, error) { return c.Unrevert(r.Context(), sid(r)) }),
 
-		route(s, "GET", "/session/{sessionID}/message", "session.messages", "A session's messages with their parts, oldest first",
+		route(s, wire.SessionMessages,
 			func(r *http.Request, q client.MessagesOptions, _ none) ([]client.Message, error) {
 				return list(c.Messages(r.Context(), sid(r), q))
 			}),
-		route(s, "GET", "/session/{sessionID}/message/{messageID}", "session.message", "One message with its parts",
+		route(s, wire.SessionMessage,
 			func(r *http.Request, _ none, _ none) (client.Message, error) {
 				return c.Message(r.Context(), sid(r), r.PathValue("messageID"))
 			}),
-		route(s, "POST", "/session/{sessionID}/message", "session.prompt", "Send a message and wait for the answer, which is returned",
+		route(s, wire.SessionPrompt,
 			func(r *http.Request, _ none, in client.PromptInput) (client.Message, error) {
 				return s.promptAndWait(r.Context(), sid(r), func() (string, error) { return c.Prompt(r.Context(), sid(r), in) }, in.NoReply)
 			}),
-		route(s, "POST", "/session/{sessionID}/prompt_async", "session.prompt_async", "Send a message and return at once; the answer arrives as events",
+		route(s, wire.SessionPromptAsync,
 			func(r *http.Request, _ none, in client.PromptInput) (accepted, error) {
 				id, err := c.Prompt(r.Context(), sid(r), in)
 				return accepted{id}, err
 			}),
-		route(s, "POST", "/session/{sessionID}/command", "session.command", "Run a slash command and wait for the answer, which is returned",
+		route(s, wire.SessionCommand,
 			func(r *http.Request, _ none, in client.CommandInput) (client.Message, error) {
 				return s.promptAndWait(r.Context(), sid(r), func() (string, error) { return c.Command(r.Context(), sid(r), in) }, false)
 			}),
-		route(s, "POST", "/session/{sessionID}/command_async", "session.command_async", "Run a slash command and return at once (codeloop's addition)",
+		route(s, wire.SessionCommandAsync,
 			func(r *http.Request, _ none, in client.CommandInput) (accepted, error) {
 				id, err := c.Command(r.Context(), sid(r), in)
 				return accepted{id}, err
 			}),
-		route(s, "POST", "/session/{sessionID}/shell", "session.shell", "Run a shell command in the session and return the answer that records it (409 while the loop runs)",
+		route(s, wire.SessionShell,
 			func(r *http.Request, _ none, in client.ShellInput) (client.MessageInfo, error) {
 				id, err := c.Shell(r.Context(), sid(r), in)
 				if err != nil {
@@ -191,37 +138,37 @@ func (s *Server) operations() []*operation {
 				return m.Info, err
 			}),
 
-		route(s, "GET", "/permission", "permission.list", "The permission requests waiting for a reply",
+		route(s, wire.PermissionList,
 			func(r *http.Request, _ none, _ none) ([]client.PermissionRequest, error) {
 				return list(c.Permissions(r.Context()))
 			}),
-		route(s, "POST", "/permission/{requestID}/reply", "permission.reply", "Answer a permission request: once, always (kept in scope) or reject",
+		route(s, wire.PermissionReply,
 			func(r *http.Request, _ none, in client.PermissionReply) (bool, error) {
 				return ok(c.ReplyPermission(r.Context(), r.PathValue("requestID"), in))
 			}),
-		route(s, "POST", "/session/{sessionID}/permissions/{permissionID}", "permission.respond", "Answer a permission request (the older route)",
-			func(r *http.Request, _ none, in PermissionResponse) (bool, error) {
+		route(s, wire.PermissionRespond,
+			func(r *http.Request, _ none, in wire.PermissionResponseBody) (bool, error) {
 				return ok(c.ReplyPermission(r.Context(), r.PathValue("permissionID"), client.PermissionReply{Reply: in.Response}))
 			}),
-		route(s, "GET", "/question", "question.list", "The questions waiting for an answer",
+		route(s, wire.QuestionList,
 			func(r *http.Request, _ none, _ none) ([]client.QuestionRequest, error) {
 				return list(c.Questions(r.Context()))
 			}),
-		route(s, "POST", "/question/{requestID}/reply", "question.reply", "Answer a question",
-			func(r *http.Request, _ none, in QuestionReply) (bool, error) {
+		route(s, wire.QuestionReply,
+			func(r *http.Request, _ none, in wire.QuestionReplyBody) (bool, error) {
 				if in.Answers == nil {
 					return false, &badRequest{field: "answers", msg: "field answers: want an array with one array of answers per question"}
 				}
 				return ok(c.ReplyQuestion(r.Context(), r.PathValue("requestID"), in.Answers))
 			}),
-		route(s, "POST", "/question/{requestID}/reject", "question.reject", "Dismiss a question; the loop stops",
+		route(s, wire.QuestionReject,
 			func(r *http.Request, _ none, _ none) (bool, error) {
 				return ok(c.RejectQuestion(r.Context(), r.PathValue("requestID")))
 			}),
 	}
-	events := &operation{Method: "GET", Path: "/event", ID: "event.subscribe", Summary: "The engine's events as server-sent events: server.connected first, server.heartbeat every 10 s",
-		Query: typeOf[EventQuery](), Stream: true, handler: http.HandlerFunc(s.events)}
-	doc := &operation{Method: "GET", Path: "/doc", ID: "doc.get", Summary: "This API's OpenAPI 3.1 description", Resp: typeOf[map[string]any]()}
+	events := &operation{Method: wire.EventSubscribe.Method, Path: wire.EventSubscribe.Pattern, ID: wire.EventSubscribe.ID, Summary: wire.EventSubscribe.Summary,
+		Query: typeOf[wire.EventQuery](), Stream: true, handler: http.HandlerFunc(s.events)}
+	doc := &operation{Method: wire.DocGet.Method, Path: wire.DocGet.Pattern, ID: wire.DocGet.ID, Summary: wire.DocGet.Summary, Resp: typeOf[map[string]any]()}
 	ops = append(ops, events, doc)
 	spec := openAPI(ops, s.opts.Version)
 	doc.handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, spec) })

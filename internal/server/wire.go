@@ -12,26 +12,14 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/wire"
 )
 
-// errorBody is every error's JSON shape: OpenCode's {name, data}.
-type errorBody struct {
-	// Name is the kind: BadRequestError, NotFoundError, BusyError,
-	// UnsupportedError, UnauthorizedError, ForbiddenError,
-	// PayloadTooLargeError or UnknownError.
-	Name string    `json:"name"`
-	Data errorData `json:"data"`
-}
-
-// errorData says what went wrong and, for an UnsupportedError, which
-// operation and why.
-type errorData struct {
-	Message string `json:"message"`
-	// Field names the member of the body that could not be read.
-	Field  string `json:"field,omitempty"`
-	Op     string `json:"op,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
+// errorBody and errorData are the error body of the API.
+type (
+	errorBody = wire.Error
+	errorData = wire.ErrorData
+)
 
 // badRequest is an error in what the caller sent.
 type badRequest struct {

@@ -3,21 +3,20 @@ package remote
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/wire"
 )
 
-// messageIDHeader carries the id of the message prompt_async and
+// wire.MessageIDHeader carries the id of the message prompt_async and
 // command_async stored.
-const messageIDHeader = "Codeloop-Message-ID"
 
 // Path returns the server's project directories.
 func (c *Client) Path(ctx context.Context) (client.Path, error) {
 	var out client.Path
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/path", out: &out})
+	_, err := c.do(ctx, request{route: wire.PathGet, out: &out})
 	return out, err
 }
 
@@ -34,48 +33,48 @@ func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptio
 		q.Set("search", opts.Search)
 	}
 	var out []client.Session
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/session", query: q, out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionList, query: q, out: &out})
 	return out, err
 }
 
 // GetSession returns a session.
 func (c *Client) GetSession(ctx context.Context, sessionID string) (client.Session, error) {
 	var out client.Session
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/session/" + seg(sessionID), out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionGet, params: []string{sessionID}, out: &out})
 	return out, err
 }
 
 // CreateSession makes a session.
 func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput) (client.Session, error) {
 	var out client.Session
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/session", body: in, out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionCreate, body: in, out: &out})
 	return out, err
 }
 
 // DeleteSession deletes a session with its children.
 func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
-	_, err := c.do(ctx, request{method: http.MethodDelete, path: "/session/" + seg(sessionID)})
+	_, err := c.do(ctx, request{route: wire.SessionDelete, params: []string{sessionID}})
 	return err
 }
 
 // UpdateSession changes a session's title.
 func (c *Client) UpdateSession(ctx context.Context, sessionID string, in client.UpdateSessionInput) (client.Session, error) {
 	var out client.Session
-	_, err := c.do(ctx, request{method: http.MethodPatch, path: "/session/" + seg(sessionID), body: in, out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionUpdate, params: []string{sessionID}, body: in, out: &out})
 	return out, err
 }
 
 // ForkSession copies a session.
 func (c *Client) ForkSession(ctx context.Context, sessionID string, in client.ForkSessionInput) (client.Session, error) {
 	var out client.Session
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/session/" + seg(sessionID) + "/fork", body: in, out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionFork, params: []string{sessionID}, body: in, out: &out})
 	return out, err
 }
 
 // Children lists the sessions a session's sub-agents started.
 func (c *Client) Children(ctx context.Context, sessionID string) ([]client.Session, error) {
 	var out []client.Session
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/session/" + seg(sessionID) + "/children", out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionChildren, params: []string{sessionID}, out: &out})
 	return out, err
 }
 
@@ -89,14 +88,14 @@ func (c *Client) Messages(ctx context.Context, sessionID string, opts client.Mes
 		q.Set("before", opts.Before)
 	}
 	var out []client.Message
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/session/" + seg(sessionID) + "/message", query: q, out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionMessages, params: []string{sessionID}, query: q, out: &out})
 	return out, err
 }
 
 // Message returns one message with its parts.
 func (c *Client) Message(ctx context.Context, sessionID, messageID string) (client.Message, error) {
 	var out client.Message
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/session/" + seg(sessionID) + "/message/" + seg(messageID), out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionMessage, params: []string{sessionID, messageID}, out: &out})
 	return out, err
 }
 
@@ -105,11 +104,11 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptI
 	if in.Parts == nil {
 		in.Parts = []client.PartInput{}
 	}
-	h, err := c.do(ctx, request{method: http.MethodPost, path: "/session/" + seg(sessionID) + "/prompt_async", body: in})
+	h, err := c.do(ctx, request{route: wire.SessionPromptAsync, params: []string{sessionID}, body: in})
 	if err != nil {
 		return "", err
 	}
-	id := h.Get(messageIDHeader)
+	id := h.Get(wire.MessageIDHeader)
 	if id == "" && !in.NoReply {
 		return "", errNoID
 	}
@@ -118,64 +117,64 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptI
 
 // Abort interrupts the session's loop and shell command.
 func (c *Client) Abort(ctx context.Context, sessionID string) error {
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/session/" + seg(sessionID) + "/abort"})
+	_, err := c.do(ctx, request{route: wire.SessionAbort, params: []string{sessionID}})
 	return err
 }
 
 // Shell runs a command typed by the user and returns when it has ended.
 func (c *Client) Shell(ctx context.Context, sessionID string, in client.ShellInput) (string, error) {
 	var out client.MessageInfo
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/session/" + seg(sessionID) + "/shell", body: in, out: &out, long: true})
+	_, err := c.do(ctx, request{route: wire.SessionShell, params: []string{sessionID}, body: in, out: &out, long: true})
 	return out.ID, err
 }
 
 // Command runs a slash command without waiting for the answer.
 func (c *Client) Command(ctx context.Context, sessionID string, in client.CommandInput) (string, error) {
-	h, err := c.do(ctx, request{method: http.MethodPost, path: "/session/" + seg(sessionID) + "/command_async", body: in})
+	h, err := c.do(ctx, request{route: wire.SessionCommandAsync, params: []string{sessionID}, body: in})
 	if err != nil {
 		return "", err
 	}
-	return h.Get(messageIDHeader), nil
+	return h.Get(wire.MessageIDHeader), nil
 }
 
 // Status returns the status of every session that is not idle.
 func (c *Client) Status(ctx context.Context) (map[string]client.SessionStatus, error) {
 	out := map[string]client.SessionStatus{}
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/session/status", out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionStatus, out: &out})
 	return out, err
 }
 
 // Revert undoes the file changes made after a message.
 func (c *Client) Revert(ctx context.Context, sessionID string, in client.RevertInput) (client.Session, error) {
 	var out client.Session
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/session/" + seg(sessionID) + "/revert", body: in, out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionRevert, params: []string{sessionID}, body: in, out: &out})
 	return out, err
 }
 
 // Unrevert restores what a revert hid.
 func (c *Client) Unrevert(ctx context.Context, sessionID string) (client.Session, error) {
 	var out client.Session
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/session/" + seg(sessionID) + "/unrevert", out: &out})
+	_, err := c.do(ctx, request{route: wire.SessionUnrevert, params: []string{sessionID}, out: &out})
 	return out, err
 }
 
 // Permissions lists the pending permission requests.
 func (c *Client) Permissions(ctx context.Context) ([]client.PermissionRequest, error) {
 	var out []client.PermissionRequest
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/permission", out: &out})
+	_, err := c.do(ctx, request{route: wire.PermissionList, out: &out})
 	return out, err
 }
 
 // ReplyPermission answers a pending permission request.
 func (c *Client) ReplyPermission(ctx context.Context, requestID string, in client.PermissionReply) error {
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/permission/" + seg(requestID) + "/reply", body: in})
+	_, err := c.do(ctx, request{route: wire.PermissionReply, params: []string{requestID}, body: in})
 	return err
 }
 
 // Questions lists the pending questions.
 func (c *Client) Questions(ctx context.Context) ([]client.QuestionRequest, error) {
 	var out []client.QuestionRequest
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/question", out: &out})
+	_, err := c.do(ctx, request{route: wire.QuestionList, out: &out})
 	return out, err
 }
 
@@ -184,42 +183,36 @@ func (c *Client) ReplyQuestion(ctx context.Context, requestID string, answers []
 	if answers == nil {
 		answers = [][]string{}
 	}
-	body := struct {
-		Answers [][]string `json:"answers"`
-	}{answers}
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/question/" + seg(requestID) + "/reply", body: body})
+	body := wire.QuestionReplyBody{Answers: answers}
+	_, err := c.do(ctx, request{route: wire.QuestionReply, params: []string{requestID}, body: body})
 	return err
 }
 
 // RejectQuestion dismisses a pending question.
 func (c *Client) RejectQuestion(ctx context.Context, requestID string) error {
-	_, err := c.do(ctx, request{method: http.MethodPost, path: "/question/" + seg(requestID) + "/reject"})
+	_, err := c.do(ctx, request{route: wire.QuestionReject, params: []string{requestID}})
 	return err
 }
 
 // Models returns the usable providers and models, the recent ones and the
 // default.
 func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
-	var out struct {
-		Providers []client.Provider `json:"providers"`
-		Model     *client.ModelRef  `json:"model"`
-		Recent    []client.ModelRef `json:"recent"`
-	}
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/config/providers", out: &out})
+	var out wire.ProvidersResponse
+	_, err := c.do(ctx, request{route: wire.ConfigProviders, out: &out})
 	return client.ModelCatalog{Providers: out.Providers, Default: out.Model, Recent: out.Recent}, err
 }
 
 // Agents lists the agents.
 func (c *Client) Agents(ctx context.Context) ([]client.Agent, error) {
 	var out []client.Agent
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/agent", out: &out})
+	_, err := c.do(ctx, request{route: wire.AppAgents, out: &out})
 	return out, err
 }
 
 // Commands lists the project's slash commands.
 func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
 	var out []client.Command
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/command", out: &out})
+	_, err := c.do(ctx, request{route: wire.CommandList, out: &out})
 	return out, err
 }
 
@@ -227,6 +220,6 @@ func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
 // the server.
 func (c *Client) Config(ctx context.Context) (json.RawMessage, error) {
 	var out json.RawMessage
-	_, err := c.do(ctx, request{method: http.MethodGet, path: "/config", out: &out})
+	_, err := c.do(ctx, request{route: wire.ConfigGet, out: &out})
 	return out, err
 }

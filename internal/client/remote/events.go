@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/wire"
+	"github.com/codeloop/codeloop/internal/sse"
 )
 
 const (
 	// eventBuffer is how many events a stream reads ahead of Next; when
 	// it is full the stream stops reading and the server holds the rest.
 	eventBuffer = 1024
-	// maxFrame caps one event's size.
-	maxFrame = 64 << 20
 	// reconnectFor bounds the attempts to reopen a broken stream.
 	reconnectFor = 10 * time.Second
 )
@@ -82,53 +82,32 @@ func (c *Client) Subscribe(ctx context.Context, f client.EventFilter) (client.Ev
 	return e, nil
 }
 
-// frames reads server-sent events' data.
+// frames reads server-sent events' data with the reader the provider
+// adapters use too.
 type frames struct {
 	body io.ReadCloser
-	r    *bufio.Reader
+	r    *sse.Reader
 }
 
 func (f *frames) Close() error { return f.body.Close() }
 
-// next returns the next event's data.
+// next returns the next event's data: its data lines joined by newlines.
 func (f *frames) next() ([]byte, error) {
-	var data []byte
-	for {
-		line, err := f.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A long line: gather it whole.
-			long := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = f.r.ReadSlice('\n')
-				long = append(long, line...)
-				if len(long) > maxFrame {
-					return nil, fmt.Errorf("an event of more than %d bytes", maxFrame)
-				}
-			}
-			line = long
-		}
-		if err != nil {
-			return nil, err
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0:
-			if data != nil {
-				return data, nil
-			}
-		case bytes.HasPrefix(line, []byte("data:")):
-			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
-			if data != nil {
-				data = append(data, '\n')
-			}
-			data = append(data, v...)
-		}
+	if f.r.Next() {
+		return bytes.Clone(bytes.TrimSuffix(f.r.Data(), []byte("\n"))), nil
 	}
+	if err := f.r.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("an event of more than %d bytes", sse.MaxLine)
+		}
+		return nil, err
+	}
+	return nil, io.EOF
 }
 
 // open makes the request and reads up to server.connected.
 func (e *events) open() (*frames, error) {
-	req, err := e.c.newRequest(e.ctx, http.MethodGet, "/event", e.query, nil)
+	req, err := e.c.newRequest(e.ctx, wire.EventSubscribe.Method, wire.EventSubscribe.Pattern, e.query, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +120,7 @@ func (e *events) open() (*frames, error) {
 		defer resp.Body.Close()
 		return nil, readError(resp)
 	}
-	f := &frames{body: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10)}
+	f := &frames{body: resp.Body, r: sse.NewReader(resp.Body)}
 	data, err := f.next()
 	if err != nil {
 		f.Close()

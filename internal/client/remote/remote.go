@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/wire"
 )
 
 // Client reaches a codeloop server. Close ends its event streams and its
@@ -159,19 +160,11 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// wireError is the server's error body.
-type wireError struct {
-	Name string `json:"name"`
-	Data struct {
-		Message string `json:"message"`
-		Field   string `json:"field"`
-		Op      string `json:"op"`
-		Reason  string `json:"reason"`
-	} `json:"data"`
-}
-
-// request is one call.
+// request is one call: its route with the route's parameters, or a
+// method and a path.
 type request struct {
+	route        wire.Route
+	params       []string
 	method, path string
 	query        url.Values
 	body         any
@@ -183,6 +176,9 @@ type request struct {
 func (c *Client) do(ctx context.Context, r request) (http.Header, error) {
 	if err := c.alive(); err != nil {
 		return nil, err
+	}
+	if r.route.Pattern != "" {
+		r.method, r.path = r.route.Method, r.route.Path(r.params...)
 	}
 	if !r.long {
 		var cancel context.CancelFunc
@@ -242,7 +238,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, query url.
 // readError turns an error answer into an error.
 func readError(resp *http.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var w wireError
+	var w wire.Error
 	if json.Unmarshal(data, &w) != nil || w.Name == "" {
 		msg := strings.TrimSpace(string(data))
 		if len(msg) > 200 {
@@ -258,8 +254,5 @@ func readError(resp *http.Response) error {
 	}
 	return &Error{Status: resp.StatusCode, Name: w.Name, Message: w.Data.Message, Field: w.Data.Field}
 }
-
-// seg escapes an id for a path.
-func seg(id string) string { return url.PathEscape(id) }
 
 var errNoID = errors.New("the server did not say which message it stored")

@@ -8,7 +8,7 @@
 //
 // The SDK builds, signs and sends every request and reports HTTP
 // failures; the response stream itself is decoded here (event.go,
-// internal/llm/sse), since the SDK's reflective decoder dominated the CPU
+// internal/sse), since the SDK's reflective decoder dominated the CPU
 // of long answers.
 //
 // The SDK's retries are off: the session loop owns retries. Only the
@@ -29,7 +29,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/codeloop/codeloop/internal/llm"
-	"github.com/codeloop/codeloop/internal/llm/sse"
+	"github.com/codeloop/codeloop/internal/sse"
 )
 
 // Config configures one Anthropic provider.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/llm/llmtest"
-	"github.com/codeloop/codeloop/internal/llm/sse"
+	"github.com/codeloop/codeloop/internal/sse"
 )
 
 // TestBedrockStream streams the wire fixtures as Bedrock sends them (AWS

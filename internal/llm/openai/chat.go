@@ -18,7 +18,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/codeloop/codeloop/internal/llm"
-	"github.com/codeloop/codeloop/internal/llm/sse"
+	"github.com/codeloop/codeloop/internal/sse"
 )
 
 // Chat streams through Chat Completions, the API every OpenAI-compatible

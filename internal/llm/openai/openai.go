@@ -13,7 +13,7 @@
 //
 // The SDK builds and sends every request and reports HTTP failures; the
 // Chat Completions stream itself is decoded here (chatchunk.go,
-// internal/llm/sse), since the SDK's reflective decoder dominated the CPU
+// internal/sse), since the SDK's reflective decoder dominated the CPU
 // of long answers.
 //
 // The SDK's retries are off: the session loop owns retries. Only the

@@ -1,9 +1,10 @@
 // Package sse reads server-sent events: the framing of the providers'
-// streamed responses. The adapters decode the events' data themselves
-// (encoding/json into the few fields they use) instead of through the
-// SDKs' reflective decoders, which cost several microseconds and dozens of
-// allocations per event. Only the provider adapters under internal/llm
-// import it.
+// streamed responses and of codeloop's own event stream. The provider
+// adapters decode the events' data themselves (encoding/json into the few
+// fields they use) instead of through the SDKs' reflective decoders, which
+// cost several microseconds and dozens of allocations per event; the
+// remote client reads the server's events with it. It imports nothing of
+// codeloop's.
 package sse
 
 import (
