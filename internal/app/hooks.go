@@ -1,10 +1,12 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -100,6 +102,7 @@ func gatherExtensions(opts Options, loaded *config.Loaded, dir, worktree string,
 // items lists the project's hooks and custom tools as trust items.
 func (x extSources) items(worktree string) []trust.Item {
 	var out []trust.Item
+	files := map[string][]byte{}
 	for _, h := range hook.Build(x.hooks, false).Skipped() {
 		cmd := h.Command
 		if len(h.Args) > 0 {
@@ -109,7 +112,13 @@ func (x extSources) items(worktree string) []trust.Item {
 		if h.Matcher != "" {
 			name += " [" + h.Matcher + "]"
 		}
-		out = append(out, trust.Item{Kind: trust.KindHook, Name: name, Detail: cmd, File: h.Origin})
+		data, ok := files[h.Origin]
+		if !ok {
+			data, _ = os.ReadFile(h.Origin)
+			files[h.Origin] = data
+		}
+		out = append(out, trust.Item{Kind: trust.KindHook, Name: name, Detail: cmd, File: h.Origin,
+			Line: lineOfString(data, h.Command)})
 	}
 	for _, t := range x.projectTools {
 		out = append(out, trust.Item{Kind: trust.KindTool, Name: filepath.Base(t), Detail: t, File: t})
@@ -397,4 +406,18 @@ func toolResponse(id string, input []byte, res *tool.Result) any {
 		return map[string]any{"filePath": in.FilePath, "success": true, "output": res.Output}
 	}
 	return map[string]any{"output": res.Output, "title": res.Title, "metadata": res.Metadata}
+}
+
+// lineOfString is the 1-based line of the first JSON string in data whose
+// value is s; 0 when there is none.
+func lineOfString(data []byte, s string) int {
+	quoted, err := json.Marshal(s)
+	if err != nil || len(data) == 0 {
+		return 0
+	}
+	i := bytes.Index(data, quoted)
+	if i < 0 {
+		return 0
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
 }

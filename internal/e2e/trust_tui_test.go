@@ -19,7 +19,7 @@ func TestTUIAsksTrust(t *testing.T) {
 	tm.waitFor("no", "1 hook", "[t]rust, [n]ot now, [d]etails")
 	tm.typeText("no", "d")
 	tm.keys("no", "Enter")
-	tm.waitFor("no", "not trusted", "hook SessionStart: true (.claude/settings.json)")
+	tm.waitFor("no", "not trusted", "hook SessionStart: true (.claude/settings.json:1)")
 	tm.typeText("no", "n")
 	tm.keys("no", "Enter")
 	tm.waitFor("no", "new session")
