@@ -298,6 +298,10 @@ func (o *runOutput) catchUp(msgs []message.Message) {
 // attached, or the model answered nothing. It returns "" when the turn is
 // complete.
 func (o *runOutput) incomplete(msgs []message.Message) string {
+	if o.refused > 0 {
+		// Even when the loop went on with the user's reason.
+		return "the turn ended after a permission request was rejected"
+	}
 	if e := o.ended; e != nil {
 		switch e.Reason {
 		case session.TurnRejected:
@@ -310,9 +314,6 @@ func (o *runOutput) incomplete(msgs []message.Message) string {
 		return ""
 	}
 	// Another process answered the session: its history says how.
-	if o.refused > 0 {
-		return "the turn ended after a permission request was rejected"
-	}
 	var last *message.Message
 	for i := range msgs {
 		m := &msgs[i]

@@ -49,6 +49,7 @@ func TestCustomOpenAICompatible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	loaded.Use(true) // the test's own project
 	r := New(Options{Config: loaded.Config, Dirs: dirs, Getenv: getenv, HTTPClient: llmtest.HTTPClient(t), UserAgent: "codeloop/test",
 		Catalog: catalog.NewSource(catalog.Options{CacheDir: dirs.Cache, Disabled: true}), NoLocalDetect: true})
 	ctx := context.Background()
