@@ -106,7 +106,9 @@ func TestLoad(t *testing.T) {
 	const subscribers, prompts = 50, 20
 	answer := strings.TrimSpace(strings.Repeat("a fairly long answer streamed word by word, ", 12))
 	r := newRig(t, strings.Repeat("step\ntext "+answer+"\nfinish stop\n", prompts), Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), clienttest.Timeout)
+	// 50 streams of 20 sessions under -race on a busy machine take longer
+	// than one client call may.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*clienttest.Timeout)
 	defer cancel()
 	want := map[string]bool{}
 	var ids []string
