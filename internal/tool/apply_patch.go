@@ -87,12 +87,14 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 		summary = append(summary, fmt.Sprintf("%c %s", c.kind, name))
 	}
 	diff := strings.Join(diffs, "\n")
-	if err := call.Ask(ctx, permission.Request{
+	req := permission.Request{
 		Permission: "edit",
 		Patterns:   sortedUnique(rel),
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": strings.Join(sortedUnique(rel), ", "), "diff": diff},
-	}); err != nil {
+	}
+	protectEdit(call, paths, &req)
+	if err := call.Ask(ctx, req); err != nil {
 		return nil, err
 	}
 	if err := env.beforeChange(ctx, call, plan.targets()); err != nil {

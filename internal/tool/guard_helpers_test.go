@@ -20,6 +20,14 @@ type userAsker struct {
 	permission.Asker
 	mu    sync.Mutex
 	asked []permission.Request
+	reply permission.ReplyKind
+}
+
+// setReply changes the stand-in user's answer from now on.
+func (u *userAsker) setReply(r permission.ReplyKind) {
+	u.mu.Lock()
+	u.reply = r
+	u.mu.Unlock()
 }
 
 // Ask records req and asks the service.
@@ -42,7 +50,7 @@ func newUserAsker(t *testing.T, opts permission.Options, rules permission.Rulese
 	b := bus.New(time.Second)
 	svc := permission.NewService(b, nil, opts)
 	sub := b.Subscribe(bus.Filter{Types: []string{bus.PermissionAsked}}, 16)
-	u := &userAsker{Asker: svc.Asker(rules)}
+	u := &userAsker{Asker: svc.Asker(rules), reply: reply}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -54,7 +62,10 @@ func newUserAsker(t *testing.T, opts permission.Options, rules permission.Rulese
 			case e := <-sub.C:
 				req := e.Properties.(permission.Request)
 				if !opts.NonInteractive {
-					_ = svc.Reply(ctx, req.ID, permission.Reply{Kind: reply})
+					u.mu.Lock()
+					kind := u.reply
+					u.mu.Unlock()
+					_ = svc.Reply(ctx, req.ID, permission.Reply{Kind: kind})
 				}
 			}
 		}

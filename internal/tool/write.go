@@ -81,12 +81,14 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 		return fileChange{}, err
 	}
 	diff := unifiedDiff(path, old, updated)
-	if err := call.Ask(ctx, permission.Request{
+	req := permission.Request{
 		Permission: "edit",
 		Patterns:   []string{relPath(call, path)},
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": path, "diff": diff},
-	}); err != nil {
+	}
+	protectEdit(call, []string{path}, &req)
+	if err := call.Ask(ctx, req); err != nil {
 		return fileChange{}, err
 	}
 	if err := env.beforeChange(ctx, call, []string{path}); err != nil {
