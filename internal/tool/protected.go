@@ -161,7 +161,6 @@ func protectEdit(call *Call, paths []string, req *permission.Request) {
 		return
 	}
 	req.Always, req.Protected = nil, true
-	req.Reason = "codeloop's, git's and other agents' own files are changed only with the user's approval, asked every time: " +
-		strings.Join(why, ", ")
+	req.Reason = "git's, codeloop's and other agents' own files are protected: " + strings.Join(why, ", ")
 	req.Metadata["protected"] = why
 }
