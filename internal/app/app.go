@@ -210,9 +210,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
 	a.Questions = tool.NewQuestions(a.Bus)
-	// Until the loader says which layer each entry comes from, every
-	// secret_files entry counts as a project's: it adds, never exempts.
-	secrets, err := tool.NewSecretFiles(tool.SecretPatterns(nil, cfg.SecretFiles))
+	secrets, err := secretFiles(ctx, opts, dir, cfg.SecretFiles)
 	if err != nil {
 		opts.Log.Warn("config", "err", err)
 	}

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,6 +66,49 @@ finish stop
 	} {
 		if !strings.Contains(res[id], want) {
 			t.Errorf("result of %s = %q, want it to contain %q", id, res[id], want)
+		}
+	}
+}
+
+// TestRunSecretFilesConfig: the user's config exempts a file with a "!"
+// entry and adds a pattern; the project's config cannot exempt one.
+func TestRunSecretFilesConfig(t *testing.T) {
+	script := `
+step
+call call_1 read {"filePath":".env.local"}
+call call_2 read {"filePath":".env"}
+call call_3 read {"filePath":"config/prod.yml"}
+finish tool-calls
+step
+text Done.
+finish stop
+`
+	p := newProject(t, script, map[string]string{
+		".env.local": "LOCAL=abc\n",
+		".env":       "SECRET=xyz\n",
+	})
+	p.write(map[string]string{"config/prod.yml": "password: qwe\n"})
+	p.writeConfig(`{"secret_files": ["!.env", "!.env*"], "experimental": {"continue_loop_on_deny": true}}`)
+	user := filepath.Join(p.home, ".config", "codeloop", "codeloop.json")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte(`{"secret_files": ["!.env.local", "config/*.yml"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, _ := p.run("run", "--auto", "read them")
+	res := p.toolResults()
+	if !strings.Contains(res["call_1"], "LOCAL=abc") {
+		t.Errorf("the file the user exempted was not read: %q\n%s\n%s", res["call_1"], stdout, stderr)
+	}
+	for _, id := range []string{"call_2", "call_3"} {
+		if !strings.Contains(res[id], "secret file") {
+			t.Errorf("result of %s = %q, want a refusal", id, res[id])
+		}
+	}
+	for i, r := range p.model.Requests() {
+		if b := string(r.Body); strings.Contains(b, "xyz") || strings.Contains(b, "qwe") {
+			t.Errorf("model request %d holds a secret", i)
 		}
 	}
 }
