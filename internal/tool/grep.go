@@ -57,9 +57,18 @@ type grepQuery struct {
 	project string
 }
 
-// isSecret reports whether the file at path is secret.
+// isSecret reports whether the file at path is secret. The files a search
+// finds are not symbolic links (neither search follows them), so their
+// names alone decide; a link named as the search's root is resolved.
 func (q *grepQuery) isSecret(path string) bool {
-	_, ok := q.secrets.Match(q.project, path)
+	if q.secrets == nil {
+		return false
+	}
+	if q.file {
+		_, ok := q.secrets.Match(q.project, path)
+		return ok
+	}
+	_, ok := q.secrets.match(q.project, path)
 	return ok
 }
 

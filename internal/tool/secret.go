@@ -83,6 +83,9 @@ func (s *SecretFiles) Match(root, path string) (string, bool) {
 	if p, ok := s.match(root, path); ok {
 		return p, true
 	}
+	if st, err := os.Lstat(path); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return "", false
+	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil || real == path {
 		return "", false
@@ -93,27 +96,43 @@ func (s *SecretFiles) Match(root, path string) (string, bool) {
 	return s.match(root, real)
 }
 
+// match is Match without following symbolic links. The last pattern that
+// matches decides; a pattern without a slash is matched against the base
+// name only, which is all it can match.
 func (s *SecretFiles) match(root, path string) (string, bool) {
 	base := filepath.Base(path)
-	rel := ""
-	if root != "" {
-		if r, err := filepath.Rel(root, path); err == nil && r != "." && r != ".." &&
-			!strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			rel = filepath.ToSlash(r)
-		}
-	}
-	pattern, secret := "", false
-	for _, p := range s.patterns {
-		exempt := strings.HasPrefix(p, "!")
+	rel, relDone := "", false
+	for i := len(s.patterns) - 1; i >= 0; i-- {
+		p := s.patterns[i]
 		pat := strings.TrimPrefix(strings.TrimPrefix(p, "!"), "/")
-		if doublestar.MatchUnvalidated(pat, base) || (rel != "" && doublestar.MatchUnvalidated(pat, rel)) {
-			pattern, secret = p, !exempt
+		ok := doublestar.MatchUnvalidated(pat, base)
+		if !ok && strings.Contains(pat, "/") {
+			if !relDone {
+				rel, relDone = relTo(root, path), true
+			}
+			ok = rel != "" && doublestar.MatchUnvalidated(pat, rel)
+		}
+		if ok {
+			if strings.HasPrefix(p, "!") {
+				return "", false
+			}
+			return p, true
 		}
 	}
-	if !secret {
-		return "", false
+	return "", false
+}
+
+// relTo is path relative to root, slash-separated, or "" when it is not
+// below root.
+func relTo(root, path string) string {
+	if root == "" {
+		return ""
 	}
-	return pattern, true
+	r, err := filepath.Rel(root, path)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(r)
 }
 
 // nameGlobs returns globs that match the base name of every secret file
