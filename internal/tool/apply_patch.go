@@ -48,6 +48,12 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 		paths = append(paths, t.path)
 	}
 	paths = sortedUnique(paths)
+	for _, p := range paths {
+		// Asked before the patch reads them, as in changeFile.
+		if _, err := askSecretEdit(ctx, env, call, p); err != nil {
+			return nil, err
+		}
+	}
 	unlock, err := locks.lockAll(ctx, paths)
 	if err != nil {
 		return nil, err

@@ -1,12 +1,15 @@
 package tool
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/codeloop/codeloop/internal/permission"
 )
 
 // DefaultSecretFiles returns the patterns of the files whose contents no
@@ -184,4 +187,22 @@ func secretFile(env Env, call *Call, path string) (string, bool) {
 // secretReason says why a file's content is kept from the model.
 func secretReason(rel, pattern string) string {
 	return fmt.Sprintf("%s is a secret file (it matches the secret_files pattern %q), whose content is sent to the model only with the user's approval", rel, pattern)
+}
+
+// askSecretEdit asks, as a protected edit request, to change path when it
+// is a secret file, and reports whether it was one. The request carries no
+// diff: computing one reads the file.
+func askSecretEdit(ctx context.Context, env Env, call *Call, path string) (bool, error) {
+	pattern, ok := secretFile(env, call, path)
+	if !ok {
+		return false, nil
+	}
+	rel := relPath(call, path)
+	return true, call.Ask(ctx, permission.Request{
+		Permission: "edit",
+		Patterns:   []string{rel},
+		Protected:  true,
+		Reason:     secretReason(rel, pattern),
+		Metadata:   map[string]any{"filepath": path, "secret": pattern},
+	})
 }

@@ -218,3 +218,48 @@ func TestGlobListsSecrets(t *testing.T) {
 		t.Errorf("content in the listing:\n%s", res.Output)
 	}
 }
+
+// TestEditSecret: a change to a secret file is asked about before the file
+// is read, so a failing edit tells nothing of its content.
+func TestEditSecret(t *testing.T) {
+	tests := []struct {
+		name, tool string
+		input      map[string]any
+	}{
+		{"edit that would not match", "edit", map[string]any{"oldString": "SECRET=abc", "newString": "x"}},
+		{"edit that would match", "edit", map[string]any{"oldString": "SECRET=xyz", "newString": "x"}},
+		{"write", "write", map[string]any{"content": "x\n"}},
+		{"apply_patch", "apply_patch", map[string]any{"patchText": "*** Begin Patch\n*** Update File: .env\n@@\n-SECRET=abc\n+x\n*** End Patch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{".env": "SECRET=xyz\n"})
+			if tt.tool != "apply_patch" {
+				tt.input["filePath"] = filepath.Join(dir, ".env")
+			}
+			u := newUserAsker(t, permission.Options{AutoApprove: true, NonInteractive: true}, allowAll, "")
+			_, err := toolByID(t, testEnv(t), tt.tool).Run(context.Background(), callWith(t, tt.tool, dir, tt.input, u))
+			if err == nil || !strings.Contains(err.Error(), "secret file") {
+				t.Fatalf("err = %v, want a refusal naming the secret file", err)
+			}
+			if got := readFile(t, filepath.Join(dir, ".env")); got != "SECRET=xyz\n" {
+				t.Fatalf(".env = %q", got)
+			}
+		})
+	}
+	// Approved once, the edit happens with a single question.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{".env": "SECRET=xyz\n"})
+	u := newUserAsker(t, permission.Options{}, allowAll, permission.ReplyOnce)
+	in := map[string]any{"filePath": filepath.Join(dir, ".env"), "oldString": "xyz", "newString": "new"}
+	if _, err := toolByID(t, testEnv(t), "edit").Run(context.Background(), callWith(t, "edit", dir, in, u)); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dir, ".env")); got != "SECRET=new\n" {
+		t.Fatalf(".env = %q", got)
+	}
+	if n := len(u.seen()); n != 1 {
+		t.Errorf("%d requests, want 1: %+v", n, u.seen())
+	}
+}

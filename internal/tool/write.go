@@ -67,6 +67,12 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 	if err := askExternal(ctx, call, target{path: path}); err != nil {
 		return fileChange{}, err
 	}
+	// A secret file is asked about before it is read: what a failed edit
+	// says (no match, two matches) would tell of its content.
+	secret, err := askSecretEdit(ctx, env, call, path)
+	if err != nil {
+		return fileChange{}, err
+	}
 	unlock, err := locks.lock(ctx, path)
 	if err != nil {
 		return fileChange{}, err
@@ -88,8 +94,10 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 		Metadata:   map[string]any{"filepath": path, "diff": diff},
 	}
 	protectEdit(call, []string{path}, &req)
-	if err := call.Ask(ctx, req); err != nil {
-		return fileChange{}, err
+	if !secret || req.Protected { // a secret file's change was approved above
+		if err := call.Ask(ctx, req); err != nil {
+			return fileChange{}, err
+		}
 	}
 	if err := env.beforeChange(ctx, call, []string{path}); err != nil {
 		return fileChange{}, err
