@@ -220,12 +220,17 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
 	a.Questions = tool.NewQuestions(a.Bus)
+	secrets, err := secretFiles(ctx, opts, dir, cfg.SecretFiles)
+	if err != nil {
+		opts.Log.Warn("config", "err", err)
+	}
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
 		Instructions: instructionsHook(opts, servers, nested.Instructions),
 		AnalyzeBash:  func(cmd, dir string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell, dir) },
 		Shell:        cfg.Shell,
 		Sandbox:      confine,
+		Secrets:      secrets,
 		Log:          opts.Log,
 		Search:       search,
 		BeforeChange: keepPreImages(snaps),
@@ -265,6 +270,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 			Mention: agent.MentionInstruction,
 		},
 		Read:      findTool(builtin, "read"),
+		Secrets:   secrets,
 		Snapshots: sessionSnapshots(snaps),
 		Resources: mcpResources{mcp: a.MCP, wait: mcpWait},
 		ProjectID: a.ProjectID, Directory: dir, Worktree: a.Worktree,

@@ -140,8 +140,12 @@ func (o *runOutput) event(ev bus.Event) {
 		o.refused++
 		msg := fmt.Sprintf("permission requested: %s (%s); rejected: run with --auto to allow what no rule denies, "+
 			"or allow it in the permission config", req.Permission, strings.Join(req.Patterns, ", "))
-		if o.interactive {
+		switch {
+		case o.interactive:
 			msg = fmt.Sprintf("rejected: %s (%s)", req.Permission, strings.Join(req.Patterns, ", "))
+		case req.Protected:
+			msg = fmt.Sprintf("permission requested: %s (%s); rejected: it needs the user's approval, which neither --auto "+
+				"nor the permission config gives: run codeloop interactively to approve it", req.Permission, strings.Join(req.Patterns, ", "))
 		}
 		o.flushStdout()
 		fmt.Fprintln(o.stderr, o.paint("33", msg))

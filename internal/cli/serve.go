@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,8 +52,9 @@ func newServeCmd(e *env) *cobra.Command {
 			"(--socket). Every request needs its token: a random one per start unless --token or\n" +
 			"CODELOOP_SERVER_TOKEN gives one. The URL and token are written, readable by you alone,\n" +
 			"to a state file that codeloop attach reads. Only loopback addresses are served unless\n" +
-			"--insecure-listen is given. SIGINT or SIGTERM stops it: running sessions are\n" +
-			"interrupted and what they streamed is saved.",
+			"--insecure-listen is given. SIGINT, SIGTERM or SIGHUP stops it, and so does the end of\n" +
+			"the reader of its output (codeloop serve | head -1): running sessions are interrupted,\n" +
+			"what they streamed is saved, and the state file is removed.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.serve(cmd, o)
@@ -179,7 +181,8 @@ func (e *env) serverToken(o serveOptions) (string, error) {
 }
 
 func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
-	ctx := cmd.Context()
+	ctx, stop := e.serveContext(cmd.Context())
+	defer stop()
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -245,6 +248,42 @@ func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
 	}
 	fmt.Fprintln(e.stdout, "codeloop server stopped")
 	return nil
+}
+
+// serveContext returns ctx, also cancelled, with the signal as its cause,
+// by SIGHUP, and by the loss of the reader of the standard output when it
+// is a pipe or a socket (a SIGPIPE is only taken as that loss when the
+// standard output is broken: a client that drops its connection raises
+// one too). The server then stops as on SIGINT or SIGTERM, which the
+// context given already carries, and removes its state file. stop ends
+// the watching.
+func (e *env) serveContext(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	out, _ := e.stdout.(*os.File)
+	sigs := make(chan os.Signal, 4)
+	if hs := hangupSignals(); len(hs) > 0 { // none would mean every signal
+		signal.Notify(sigs, hs...)
+	}
+	unwatch := watchOutput(out, func() { cancel(&SignalError{Signal: syscall.SIGPIPE}) })
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s != syscall.SIGPIPE || outputBroken(out) {
+					cancel(&SignalError{Signal: s})
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		unwatch()
+		cancel(nil)
+	}
 }
 
 // stopSessions interrupts the sessions still running and waits, up to

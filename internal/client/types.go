@@ -479,8 +479,13 @@ type PermissionRequest struct {
 	Always []string `json:"always"`
 	Tool   *ToolRef `json:"tool,omitempty"`
 	// Reason says why the request could not be checked against the rules,
-	// when it could not (it is then never approved automatically).
+	// when it could not (it is then never approved automatically), or,
+	// with Protected, what is protected.
 	Reason string `json:"reason,omitempty"`
+	// Protected marks a request asked every time, which nothing approves
+	// automatically and an "always" reply approves once (a secret file's
+	// content, git's or codeloop's own files).
+	Protected bool `json:"protected,omitempty"`
 }
 
 // ToolRef ties a request to the tool call that made it.

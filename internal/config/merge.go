@@ -18,18 +18,20 @@ var atomicTypes = map[reflect.Type]bool{
 
 // merge folds src into dst: objects key by key with src winning, permission
 // rules appended (later rules win when evaluated), instructions concatenated
-// without duplicates, plugins de-duplicated by package name (later wins),
+// without duplicates, secret file patterns concatenated in order, plugins de-duplicated by package name (later wins),
 // other lists and scalars replaced when src sets them.
 func merge(dst, src *Config) {
 	instructions := dedupe(append(slices.Clone(dst.Instructions), src.Instructions...))
 	plugins := mergePlugins(dst.Plugin, src.Plugin)
 	hooks := mergeHooks(dst.Hooks, src.Hooks)
 	tools := dedupe(append(slices.Clone(dst.CustomTools), src.CustomTools...))
+	secrets := append(slices.Clone(dst.SecretFiles), src.SecretFiles...)
 	mergeValue(reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem())
 	dst.Instructions = instructions
 	dst.Plugin = plugins
 	dst.Hooks = hooks
 	dst.CustomTools = tools
+	dst.SecretFiles = secrets
 }
 
 // mergeHooks concatenates the groups of each event, earlier files first.

@@ -53,6 +53,7 @@ type Config struct {
 	Tools             map[string]bool     `json:"tools,omitempty" jsonschema:"deprecated: enable or disable tools; use permission"`
 	Hooks             Hooks               `json:"hooks,omitempty" jsonschema:"commands run at points of a session, by event, in Claude Code's hooks format (see docs/hooks.md)"`
 	CustomTools       []string            `json:"custom_tools,omitempty" jsonschema:"executables, or directories of them, offered to the model as tools (see docs/custom-tools.md)"`
+	SecretFiles       []string            `json:"secret_files,omitempty" jsonschema:"patterns of files whose contents no tool reads, greps or attaches without the user's approval, added to the defaults; in the user's config a !pattern exempts files (see docs/secrets.md)"`
 	Attachment        Attachment          `json:"attachment,omitzero" jsonschema:"attachment handling"`
 	Enterprise        Enterprise          `json:"enterprise,omitzero" jsonschema:"enterprise settings"`
 	ToolOutput        ToolOutput          `json:"tool_output,omitzero" jsonschema:"limits on tool output kept in context"`

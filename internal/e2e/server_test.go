@@ -106,8 +106,9 @@ func mode(t *testing.T, path string) os.FileMode {
 }
 
 // TestServeSecurity: the real server refuses foreign hosts and origins,
-// missing, wrong and URL-borne tokens, oversized and malformed bodies, on
-// the routes and the event stream, and keeps its state file private.
+// missing and wrong tokens (401), credentials in the URL (400, never
+// logged), oversized and malformed bodies, on the routes and the event
+// stream, and keeps its state file private.
 func TestServeSecurity(t *testing.T) {
 	p := newProject(t, "", nil)
 	s := p.serve("--port", "0")
@@ -155,7 +156,9 @@ func TestServeSecurity(t *testing.T) {
 			{"foreign origin", func(q *http.Request) { q.Header.Set("Origin", "https://evil.example") }, 403},
 			{"no token", func(q *http.Request) { q.Header.Del("Authorization") }, 401},
 			{"wrong token", func(q *http.Request) { q.Header.Set("Authorization", "Bearer x"+s.token) }, 401},
-			{"token in the query", func(q *http.Request) { q.Header.Del("Authorization"); q.URL.RawQuery = "token=" + s.token }, 401},
+			{"token in the query", func(q *http.Request) { q.Header.Del("Authorization"); q.URL.RawQuery = "token=" + s.token }, 400},
+			{"api key in the query", func(q *http.Request) { q.URL.RawQuery = "API_KEY=" + s.token }, 400},
+			{"password in the query", func(q *http.Request) { q.URL.RawQuery = "directory=x&Password=" + s.token }, 400},
 			{"valid", func(*http.Request) {}, 200},
 			{"valid basic", func(q *http.Request) { q.SetBasicAuth("opencode", s.token) }, 200},
 		} {
@@ -180,6 +183,21 @@ func TestServeSecurity(t *testing.T) {
 	}
 	if _, err := os.Stat(s.state); !os.IsNotExist(err) {
 		t.Errorf("the state file outlived the server: %v", err)
+	}
+	if strings.Contains(s.stderr.String(), s.token) {
+		t.Errorf("the server's output shows its token: %s", s.stderr)
+	}
+	logs, _ := filepath.Glob(filepath.Join(p.home, ".local", "share", "*", "log", "*"))
+	refusals := 0
+	for _, f := range logs {
+		data, _ := os.ReadFile(f)
+		if strings.Contains(string(data), s.token) {
+			t.Errorf("the log %s holds the token", f)
+		}
+		refusals += strings.Count(string(data), "looks like a credential")
+	}
+	if refusals == 0 {
+		t.Errorf("no refusal of a credential in the URL was logged in %v", logs)
 	}
 }
 

@@ -78,6 +78,13 @@ type Request struct {
 	// the request (a command to run outside the sandbox, or unconfined
 	// because the sandbox is unavailable). Deny rules still refuse it.
 	Confirm bool `json:"confirm,omitempty"`
+	// Protected marks a request about something only the user may approve
+	// (a secret file's content, codeloop's or git's own files): it is
+	// asked every time, even where the rules, saved approvals, automatic
+	// approval or the sandbox would let it through, and a reply of
+	// "always" approves this request only. With no one to ask it is
+	// rejected; Reason says what is protected. Deny rules still refuse it.
+	Protected bool `json:"protected,omitempty"`
 }
 
 // Asker checks a request against the rules in force and, where they say ask,

@@ -240,7 +240,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		ask = true
 	}
 	switch {
-	case req.Confirm:
+	case req.Confirm, req.Protected:
 		ask = true
 	case req.Confined:
 		ask = false
@@ -252,7 +252,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		req.ID = id.Ascending(id.Permission)
 	}
 	s.mu.Lock()
-	auto, nonInteractive := s.auto && !req.Unanalysable && len(inline) == 0, s.nonInteractive
+	auto, nonInteractive := s.auto && !req.Unanalysable && !req.Protected && len(inline) == 0, s.nonInteractive
 	s.mu.Unlock()
 	switch {
 	case auto:
@@ -264,6 +264,8 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		s.publishReplied(ctx, req, ReplyReject)
 		reason := "it needs the user's approval and no one can be asked in this mode"
 		switch {
+		case req.Protected:
+			reason = "it needs the user's approval, which is never given automatically: " + req.Reason
 		case req.Unanalysable:
 			reason = "the command cannot be analysed: " + req.Reason + ". A command that cannot be analysed is " +
 				"never approved automatically; rewrite it without what is named above, so that every program it runs " +
@@ -364,6 +366,11 @@ func (s *Service) Reply(ctx context.Context, requestID string, r Reply) error {
 			scope = ScopeSession
 		}
 		var err error
+		if p.req.Protected {
+			// Approved this once: nothing protected is approved for later.
+			out = append(out, outcome{p: p, kind: ReplyOnce})
+			break
+		}
 		toSave, err = s.approveLocked(p.req, scope)
 		if err != nil {
 			s.pending[requestID] = p
@@ -435,7 +442,8 @@ func (s *Service) approveLocked(req Request, scope Scope) ([]store.Approval, err
 func (s *Service) passingLocked(sessionID string, scope Scope) []outcome {
 	var out []outcome
 	for rid, o := range s.pending {
-		if o.req.Unanalysable || len(o.req.Aliases) > 0 || (scope == ScopeSession && o.req.SessionID != sessionID) {
+		if o.req.Unanalysable || o.req.Confirm || o.req.Protected || len(o.req.Aliases) > 0 ||
+			(scope == ScopeSession && o.req.SessionID != sessionID) {
 			continue
 		}
 		approved := s.approvedFor(o.req.SessionID)

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -131,6 +132,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if name := credentialInQuery(r); name != "" {
+		// Neither the value nor the query is logged or echoed.
+		s.refuse(w, r, http.StatusBadRequest, "BadRequestError", fmt.Sprintf(
+			"the query parameter %q looks like a credential, and credentials in the URL are refused: send the token in the Authorization header (Bearer, or Basic with the token as password)", name))
+		return
+	}
 	if msg := s.checkToken(r); msg != "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="codeloop"`)
 		s.refuse(w, r, http.StatusUnauthorized, "UnauthorizedError", msg)
@@ -144,18 +151,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// queryTokens are query parameters that would carry a credential in a
-// URL, where logs and browser histories keep it.
-var queryTokens = []string{"token", "auth_token", "access_token", "authorization", "password"}
+// credentialParam reports whether a query parameter's name is one that
+// carries a credential (token, api_key, apiKey, access_token, password,
+// secret, ...), compared without regard to case, "-" or "_".
+func credentialParam(name string) bool {
+	n := strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(name))
+	switch n {
+	case "key", "auth", "pass", "pwd", "jwt", "bearer", "authorization", "credential", "credentials", "sig", "signature":
+		return true
+	}
+	for _, suffix := range []string{"token", "password", "passwd", "secret", "apikey", "accesskey", "secretkey", "privatekey", "sessionkey"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialInQuery returns the name of r's first query parameter that
+// would carry a credential in the URL, where logs, proxies and browser
+// histories keep it, or "". No route takes one.
+func credentialInQuery(r *http.Request) string {
+	q := r.URL.Query()
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if credentialParam(k) {
+			return k
+		}
+	}
+	return ""
+}
 
 // checkToken returns why r is not authorised, or "" when it is.
 func (s *Server) checkToken(r *http.Request) string {
-	q := r.URL.Query()
-	for _, k := range queryTokens {
-		if q.Has(k) {
-			return "a credential in the URL is refused; send the token in the Authorization header"
-		}
-	}
 	var got string
 	auth := r.Header.Get("Authorization")
 	if scheme, rest, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {

@@ -144,8 +144,8 @@ var validStatus = map[string][]int{
 }
 
 // TestSecurity: on every route, the event stream included, a foreign Host
-// or Origin is refused with 403, a missing, wrong or URL-borne token with
-// 401, and a valid request passes.
+// or Origin is refused with 403, a missing or wrong token with 401, a
+// URL-borne one with 400, and a valid request passes.
 func TestSecurity(t *testing.T) {
 	r := newRig(t, okScript(40), Options{})
 	ctx := context.Background()
@@ -174,7 +174,7 @@ func TestSecurity(t *testing.T) {
 				{"no token", func(q *http.Request) { q.Header.Del("Authorization") }, 401},
 				{"wrong token", func(q *http.Request) { q.Header.Set("Authorization", "Bearer "+testToken+"x") }, 401},
 				{"wrong basic password", func(q *http.Request) { q.SetBasicAuth("opencode", "nope") }, 401},
-				{"token in the query", func(q *http.Request) { q.URL.RawQuery = "auth_token=" + testToken }, 401},
+				{"token in the query", func(q *http.Request) { q.URL.RawQuery = "auth_token=" + testToken }, 400},
 				{"valid", func(*http.Request) {}, 0},
 			}
 			for _, tc := range cases {

@@ -69,6 +69,9 @@ func (e *Engine) attachFile(ctx context.Context, sess Info, user message.Info, p
 		return []message.Part{p}
 	}
 	path := filepath.FromSlash(u.Path)
+	if note := e.secretNote(sess, path); note != nil {
+		return []message.Part{note}
+	}
 	if p.Mime != mimeText && p.Mime != mimeDirectory {
 		// Media and other files go to the model as they are.
 		data, err := os.ReadFile(path)
@@ -124,4 +127,27 @@ func (e *Engine) readFailed(path string, err error) message.Part {
 	e.cfg.Log.Warn("attaching a file", "path", path, "err", msg)
 	return &message.TextPart{Text: fmt.Sprintf("Read tool failed to read %s with the following error: %s", path, msg), Synthetic: true,
 		Metadata: map[string]any{AttachErrorKey: path + ": " + msg}}
+}
+
+// secretNote is the synthetic text that replaces an attached secret file,
+// or nil when path is not one. The file's content is not read: the model
+// may ask for it with the read tool, which asks the user every time.
+func (e *Engine) secretNote(sess Info, path string) message.Part {
+	secrets := e.cfg.Secrets
+	if secrets == nil {
+		secrets, _ = tool.NewSecretFiles(tool.DefaultSecretFiles())
+	}
+	root := e.cfg.Worktree
+	if root == "" {
+		root = sess.Directory
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil
+	}
+	pattern, ok := secrets.Match(root, path)
+	if !ok {
+		return nil
+	}
+	return &message.TextPart{Synthetic: true, Text: fmt.Sprintf("The user attached %s, a secret file (it matches the secret_files pattern %q), "+
+		"so its content was not sent. If it is needed, read it with the read tool: the user is asked to approve that read.", path, pattern)}
 }

@@ -25,13 +25,16 @@ var pngBytes, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAA
 func TestAttach(t *testing.T) {
 	dir := t.TempDir()
 	for name, data := range map[string]string{
-		"main.go":      "package main\n\nfunc main() {}\n",
-		"lines.txt":    "one\ntwo\nthree\nfour\n",
-		"pkg/a.go":     "package pkg\n",
-		"pkg/b.go":     "package pkg\n",
-		"logo.png":     string(pngBytes),
-		"notes.bin":    "\x00\x01\x02binary",
-		"sub/deep.txt": "deep\n",
+		"main.go":       "package main\n\nfunc main() {}\n",
+		"lines.txt":     "one\ntwo\nthree\nfour\n",
+		"pkg/a.go":      "package pkg\n",
+		"pkg/b.go":      "package pkg\n",
+		"logo.png":      string(pngBytes),
+		"notes.bin":     "\x00\x01\x02binary",
+		"sub/deep.txt":  "deep\n",
+		".env":          "SECRET=xyz\n",
+		".env.example":  "SECRET=changeme\n",
+		"certs/tls.pem": "-----BEGIN xyz-----\n",
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -51,8 +54,9 @@ func TestAttach(t *testing.T) {
 		// "text:<substring>" for synthetic text, "file:<mime>:<url prefix>",
 		// "agent:<name>".
 		stored []string
-		// sent are substrings of the text the model receives.
-		sent []string
+		// sent are substrings of the text the model receives, notSent
+		// substrings of no part it receives.
+		sent, notSent []string
 	}{
 		{
 			name:   "text file",
@@ -104,6 +108,25 @@ func TestAttach(t *testing.T) {
 			name:   "remote file kept",
 			parts:  []message.Part{&message.FilePart{Mime: "image/png", Filename: "x.png", URL: "https://example.com/x.png"}},
 			stored: []string{"file:image/png:https://example.com/x.png"},
+		},
+		{
+			name:    "secret file",
+			parts:   []message.Part{&message.FilePart{Mime: "text/plain", Filename: ".env", URL: fileURL(".env")}},
+			stored:  []string{"text:The user attached " + filepath.Join(dir, ".env") + `, a secret file (it matches the secret_files pattern ".env*")`},
+			sent:    []string{"read it with the read tool"},
+			notSent: []string{"xyz"},
+		},
+		{
+			name:    "secret file as media",
+			parts:   []message.Part{&message.FilePart{Mime: "application/x-pem-file", Filename: "tls.pem", URL: fileURL("certs/tls.pem")}},
+			stored:  []string{`text:a secret file (it matches the secret_files pattern "*.pem")`},
+			notSent: []string{"xyz", "eHl6"},
+		},
+		{
+			name:   "exempt example",
+			parts:  []message.Part{&message.FilePart{Mime: "text/plain", Filename: ".env.example", URL: fileURL(".env.example")}},
+			stored: []string{"text:Called the Read tool", "text:1: SECRET=changeme", "file:text/plain:file://"},
+			sent:   []string{"SECRET=changeme"},
 		},
 		{
 			name:   "agent",
@@ -180,6 +203,13 @@ func TestAttach(t *testing.T) {
 			for _, want := range tt.sent {
 				if !strings.Contains(sent.String(), want) {
 					t.Errorf("the model was not sent %q:\n%s", want, sent.String())
+				}
+			}
+			for _, p := range reqs[0].Messages[0].Parts {
+				for _, bad := range tt.notSent {
+					if strings.Contains(p.Text, bad) || strings.Contains(p.URL, bad) || strings.Contains(string(p.Data), bad) {
+						t.Errorf("the model was sent %q", bad)
+					}
 				}
 			}
 		})

@@ -201,6 +201,10 @@ type Config struct {
 	// message attaches (file: URLs) so the model sees their content; nil
 	// stores such file parts as they are.
 	Read tool.Tool
+	// Secrets are the secret files, whose content a user message's @file
+	// or attached file does not send: a note says how to have it read.
+	// Nil means tool.DefaultSecretFiles.
+	Secrets *tool.SecretFiles
 	// Resources reads the MCP resources a user message attaches
 	// (@<server>:<uri>); nil leaves a note that they cannot be read.
 	Resources Resources
@@ -325,6 +329,9 @@ func (rulesOnly) Ask(_ context.Context, rules permission.Ruleset, req permission
 		if r.Action == permission.Deny {
 			return &permission.DeniedError{Permission: req.Permission, Pattern: p, Rule: r}
 		}
+	}
+	if req.Protected || req.Confirm {
+		return &permission.RejectedError{Permission: req.Permission, Reason: "it needs the user's approval: " + req.Reason}
 	}
 	return nil
 }

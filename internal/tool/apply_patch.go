@@ -48,6 +48,12 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 		paths = append(paths, t.path)
 	}
 	paths = sortedUnique(paths)
+	for _, p := range paths {
+		// Asked before the patch reads them, as in changeFile.
+		if _, err := askSecretEdit(ctx, env, call, p); err != nil {
+			return nil, err
+		}
+	}
 	unlock, err := locks.lockAll(ctx, paths)
 	if err != nil {
 		return nil, err
@@ -87,12 +93,14 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 		summary = append(summary, fmt.Sprintf("%c %s", c.kind, name))
 	}
 	diff := strings.Join(diffs, "\n")
-	if err := call.Ask(ctx, permission.Request{
+	req := permission.Request{
 		Permission: "edit",
 		Patterns:   sortedUnique(rel),
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": strings.Join(sortedUnique(rel), ", "), "diff": diff},
-	}); err != nil {
+	}
+	protectEdit(call, paths, &req)
+	if err := call.Ask(ctx, req); err != nil {
 		return nil, err
 	}
 	if err := env.beforeChange(ctx, call, plan.targets()); err != nil {

@@ -42,6 +42,10 @@ type Env struct {
 	// (3 seconds when zero).
 	BashKillGrace time.Duration
 
+	// Secrets are the secret files: read asks the user before reading one,
+	// grep leaves their contents out. Nil means DefaultSecretFiles.
+	Secrets *SecretFiles
+
 	// Log receives the tools' diagnostics; nil discards them.
 	Log *slog.Logger
 

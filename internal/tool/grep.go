@@ -51,6 +51,25 @@ type grepQuery struct {
 	root    string
 	file    bool         // root is a single file
 	include *globPattern // nil: every file
+	// secrets are the secret files of the project rooted at project, whose
+	// contents are not searched; nil: none.
+	secrets *SecretFiles
+	project string
+}
+
+// isSecret reports whether the file at path is secret. The files a search
+// finds are not symbolic links (neither search follows them), so their
+// names alone decide; a link named as the search's root is resolved.
+func (q *grepQuery) isSecret(path string) bool {
+	if q.secrets == nil {
+		return false
+	}
+	if q.file {
+		_, ok := q.secrets.Match(q.project, path)
+		return ok
+	}
+	_, ok := q.secrets.match(q.project, path)
+	return ok
 }
 
 func newGrepQuery(call *Call, p grepParams) (*grepQuery, error) {
@@ -106,22 +125,27 @@ func ripgrepPath(env Env) string {
 
 // search runs q with ripgrep when rg is given, else with the Go search, and
 // returns every match in a fixed order: files newest first (then by path),
-// lines in order.
-func (q *grepQuery) search(ctx context.Context, rg string) ([]grepMatch, error) {
+// lines in order, and the number of secret files whose contents were not
+// searched. The count does not depend on what the secret files hold.
+func (q *grepQuery) search(ctx context.Context, rg string) ([]grepMatch, int, error) {
+	if q.file && q.isSecret(q.root) {
+		return nil, 1, nil
+	}
 	var (
-		ms  []grepMatch
-		err error
+		ms      []grepMatch
+		skipped int
+		err     error
 	)
 	if rg != "" {
-		ms, err = q.ripgrep(ctx, rg)
+		ms, skipped, err = q.ripgrep(ctx, rg)
 	} else {
-		ms, err = q.goSearch(ctx)
+		ms, skipped, err = q.goSearch(ctx)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	sortMatches(ms)
-	return ms, nil
+	return ms, skipped, nil
 }
 
 func sortMatches(ms []grepMatch) {
@@ -167,18 +191,32 @@ func runGrep(ctx context.Context, env Env, call *Call, p grepParams) (*Result, e
 	}); err != nil {
 		return nil, err
 	}
-	ms, err := q.search(ctx, ripgrepPath(env))
+	q.secrets, q.project = env.secrets(), projectRoot(call)
+	ms, skipped, err := q.search(ctx, ripgrepPath(env))
 	if err != nil {
 		return nil, err
 	}
 	out, shown := formatMatches(ms)
+	out += skippedNote(skipped)
 	return &Result{
 		Title:  p.Pattern,
 		Output: out,
 		// "limited", not "truncated": a hundred long lines can still exceed
 		// the output limits, so the usual truncation must still apply.
-		Metadata: map[string]any{"matches": len(ms), "limited": shown < len(ms)},
+		Metadata: map[string]any{"matches": len(ms), "limited": shown < len(ms), "secretSkipped": skipped},
 	}, nil
+}
+
+// skippedNote tells the model that n secret files were not searched, or
+// is "" when n is 0.
+func skippedNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "\n\n(1 secret file was skipped: its content is not searched. Reading it with the read tool asks the user.)"
+	}
+	return fmt.Sprintf("\n\n(%d secret files were skipped: their contents are not searched. Reading one with the read tool asks the user.)", n)
 }
 
 // formatMatches renders matches grouped by file, at most GrepLimit of them,

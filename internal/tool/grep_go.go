@@ -13,8 +13,9 @@ import (
 )
 
 // goSearch runs q without ripgrep: the same files (see walkFiles), searched
-// in parallel, each line matched on its own.
-func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
+// in parallel, each line matched on its own, but the secret files, which
+// it counts.
+func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, int, error) {
 	// A whole-file pass rules out most files before the line-by-line pass.
 	quick, err := regexp.Compile("(?m)" + q.pattern)
 	if err != nil {
@@ -23,19 +24,24 @@ func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
 	if q.file {
 		data, err := readRegular(q.root)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if i := bytes.IndexByte(data, 0); i >= 0 {
 			data = data[:i] // a named file is searched up to its first NUL
 		}
-		return q.searchData(q.root, data, quick), nil
+		return q.searchData(q.root, data, quick), 0, nil
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	paths := make(chan string, 256)
+	skipped := 0 // written by the walk only, read after g.Wait
 	g.Go(func() error {
 		defer close(paths)
 		return walkFiles(ctx, q.root, walkOptions{hidden: true}, func(path string) error {
 			if !q.includes(path) {
+				return nil
+			}
+			if q.isSecret(path) {
+				skipped++
 				return nil
 			}
 			select {
@@ -68,9 +74,9 @@ func (q *grepQuery) goSearch(ctx context.Context) ([]grepMatch, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return all, nil
+	return all, skipped, nil
 }
 
 // searchFileBuf returns the matching lines of one file, reading it into

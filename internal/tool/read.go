@@ -55,12 +55,19 @@ func runRead(ctx context.Context, env Env, call *Call, p readParams) (*Result, e
 	if err := askExternal(ctx, call, target{path: path, isDir: isDir}); err != nil {
 		return nil, err
 	}
-	if err := call.Ask(ctx, permission.Request{
+	req := permission.Request{
 		Permission: "read",
 		Patterns:   []string{relPath(call, path)},
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": path},
-	}); err != nil {
+	}
+	if pattern, ok := secretFile(env, call, path); ok {
+		// Asked every time, and never approved by a rule or for later.
+		req.Always, req.Protected = nil, true
+		req.Reason = secretReason(relPath(call, path), pattern)
+		req.Metadata["secret"] = pattern
+	}
+	if err := call.Ask(ctx, req); err != nil {
 		return nil, err
 	}
 	if statErr != nil {

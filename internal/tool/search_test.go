@@ -136,20 +136,20 @@ func TestGrep(t *testing.T) {
 		prefix bool
 	}{
 		{name: "grouped by file, newest first", input: map[string]any{"pattern": `func \w+\(\) error`},
-			want: "Found 2 matches\nDIR/src/sub/c.go:\n  Line 3: func Gamma() error {\n\nDIR/src/a.go:\n  Line 3: func Alpha() error { return nil }"},
+			want: "Found 2 matches\nDIR/src/sub/c.go:\n  Line 3: func Gamma() error {\n\nDIR/src/a.go:\n  Line 3: func Alpha() error { return nil }" + skippedNote(1)},
 		{name: "include", input: map[string]any{"pattern": "TODO", "include": "*.{ts,tsx}"},
 			want: "Found 1 matches\nDIR/src/web/view.tsx:\n  Line 1: export const View = () => null // TODO"},
 		{name: "include with a path", input: map[string]any{"pattern": "Alpha", "include": "src/**/*.go"},
 			want: "Found 1 matches\nDIR/src/a.go:\n  Line 3: func Alpha() error { return nil }"},
 		{name: "hidden searched, ignored skipped, crlf trimmed", input: map[string]any{"pattern": "^func Alpha"},
-			want: "Found 5 matches\nDIR/crlf.txt:\n  Line 1: func Alpha() {}\n\nDIR/gen/real.go:\n  Line 2: func Alpha() {}\n\nDIR/.hidden/h.go:\n  Line 2: func Alpha() {}\n\nDIR/keep.log:\n  Line 1: func Alpha kept\n\nDIR/src/a.go:\n  Line 3: func Alpha() error { return nil }"},
+			want: "Found 5 matches\nDIR/crlf.txt:\n  Line 1: func Alpha() {}\n\nDIR/gen/real.go:\n  Line 2: func Alpha() {}\n\nDIR/.hidden/h.go:\n  Line 2: func Alpha() {}\n\nDIR/keep.log:\n  Line 1: func Alpha kept\n\nDIR/src/a.go:\n  Line 3: func Alpha() error { return nil }" + skippedNote(1)},
 		{name: "sub path", input: map[string]any{"pattern": "beta", "path": "src"},
 			want: "Found 1 matches\nDIR/src/b.go:\n  Line 5: func beta2() {}"},
 		{name: "single file", input: map[string]any{"pattern": "func", "path": "src/b.go"},
 			want: "Found 2 matches\nDIR/src/b.go:\n  Line 4: func Beta() {}\n  Line 5: func beta2() {}"},
 		{name: "long line cut", input: map[string]any{"pattern": "TODO z+"},
-			want: "Found 1 matches\nDIR/docs/long.md:\n  Line 1: TODO " + strings.Repeat("z", GrepMaxLineChars-5) + "..."},
-		{name: "no match", input: map[string]any{"pattern": "NoSuchThing"}, want: "No files found"},
+			want: "Found 1 matches\nDIR/docs/long.md:\n  Line 1: TODO " + strings.Repeat("z", GrepMaxLineChars-5) + "..." + skippedNote(1)},
+		{name: "no match", input: map[string]any{"pattern": "NoSuchThing"}, want: "No files found" + skippedNote(1)},
 	}
 	for _, tt := range tests {
 		for _, engine := range []string{"go", "rg"} {
@@ -240,13 +240,17 @@ func TestGrepEnginesAgree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := gq.search(context.Background(), rg)
+				gq.secrets, gq.project = Env{}.secrets(), dir
+				want, wantSkipped, err := gq.search(context.Background(), rg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := gq.search(context.Background(), "")
+				got, gotSkipped, err := gq.search(context.Background(), "")
 				if err != nil {
 					t.Fatal(err)
+				}
+				if gotSkipped != wantSkipped {
+					t.Errorf("go search skipped %d secret files, ripgrep %d", gotSkipped, wantSkipped)
 				}
 				if !slices.Equal(got, want) {
 					t.Errorf("go search: %d matches, ripgrep: %d", len(got), len(want))
@@ -287,7 +291,7 @@ func BenchmarkGrep(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			matches := 0
 			for b.Loop() {
-				ms, err := gq.search(context.Background(), rg)
+				ms, _, err := gq.search(context.Background(), rg)
 				if err != nil {
 					b.Fatal(err)
 				}

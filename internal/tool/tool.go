@@ -81,6 +81,11 @@ func (c *Call) progress(title string, metadata map[string]any) {
 // Ask asks permission for req on behalf of the call.
 func (c *Call) Ask(ctx context.Context, req permission.Request) error {
 	if c.Asker == nil {
+		if req.Protected {
+			// Nobody can approve it.
+			return &permission.RejectedError{Permission: req.Permission,
+				Reason: "it needs the user's approval, which is never given automatically: " + req.Reason}
+		}
 		return nil
 	}
 	req.SessionID = c.SessionID

@@ -67,6 +67,12 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 	if err := askExternal(ctx, call, target{path: path}); err != nil {
 		return fileChange{}, err
 	}
+	// A secret file is asked about before it is read: what a failed edit
+	// says (no match, two matches) would tell of its content.
+	secret, err := askSecretEdit(ctx, env, call, path)
+	if err != nil {
+		return fileChange{}, err
+	}
 	unlock, err := locks.lock(ctx, path)
 	if err != nil {
 		return fileChange{}, err
@@ -81,13 +87,17 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 		return fileChange{}, err
 	}
 	diff := unifiedDiff(path, old, updated)
-	if err := call.Ask(ctx, permission.Request{
+	req := permission.Request{
 		Permission: "edit",
 		Patterns:   []string{relPath(call, path)},
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": path, "diff": diff},
-	}); err != nil {
-		return fileChange{}, err
+	}
+	protectEdit(call, []string{path}, &req)
+	if !secret || req.Protected { // a secret file's change was approved above
+		if err := call.Ask(ctx, req); err != nil {
+			return fileChange{}, err
+		}
 	}
 	if err := env.beforeChange(ctx, call, []string{path}); err != nil {
 		return fileChange{}, err

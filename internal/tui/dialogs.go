@@ -338,7 +338,10 @@ func (m *Model) permView(width, height int) []string {
 	default:
 		head = append(head, req.Permission+": "+what)
 	}
-	if req.Reason != "" {
+	switch {
+	case req.Protected:
+		head = append(head, th.warn.Render("Asked every time: "+req.Reason))
+	case req.Reason != "":
 		head = append(head, th.warn.Render("It cannot be checked against your rules: "+req.Reason))
 	}
 	if !m.current(req.SessionID) {

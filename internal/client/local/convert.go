@@ -154,7 +154,7 @@ func toPart(p message.Part) client.Part {
 func toPermission(r permission.Request) client.PermissionRequest {
 	out := client.PermissionRequest{
 		ID: r.ID, SessionID: r.SessionID, Permission: r.Permission, Patterns: r.Patterns,
-		Metadata: r.Metadata, Always: r.Always, Reason: r.Reason,
+		Metadata: r.Metadata, Always: r.Always, Reason: r.Reason, Protected: r.Protected,
 	}
 	if r.Tool != nil {
 		out.Tool = &client.ToolRef{MessageID: r.Tool.MessageID, CallID: r.Tool.CallID}
