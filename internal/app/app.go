@@ -220,7 +220,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
 	a.Questions = tool.NewQuestions(a.Bus)
-	secrets, err := secretFiles(ctx, opts, dir, cfg.SecretFiles)
+	secrets, err := secretFiles(cfg.SecretFiles)
 	if err != nil {
 		opts.Log.Warn("config", "err", err)
 	}

@@ -238,6 +238,9 @@ func (l *loader) text(name string, data []byte, dir string) {
 		return
 	}
 	stampLayer(layer.cfg, name, dir, l.home)
+	if l.project {
+		layer.cfg.SecretFiles = addOnly(layer.cfg.SecretFiles)
+	}
 	merge(l.out.Trusted, layer.cfg)
 	for _, k := range layer.keys {
 		l.out.Sources[k] = name
@@ -250,9 +253,16 @@ func (l *loader) text(name string, data []byte, dir string) {
 	}
 	stampLayer(again.cfg, name, dir, l.home)
 	if l.project {
+		again.cfg.SecretFiles = addOnly(again.cfg.SecretFiles)
 		l.out.HeldBack = append(l.out.HeldBack, guard(again.cfg, name, data, l.root, l.credentials, &l.acc)...)
 	}
 	merge(l.out.Guarded, again.cfg)
+}
+
+// addOnly drops the "!pattern" entries of a project's secret_files: a
+// project may add secret files, trusted or not, and never exempt one.
+func addOnly(patterns []string) []string {
+	return slices.DeleteFunc(patterns, func(p string) bool { return strings.HasPrefix(strings.TrimSpace(p), "!") })
 }
 
 // stampLayer records which file each hook group came from, and makes the

@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// TestLoadSecretFilesConcatenated checks that secret_files concatenate
+// across layers, and that the project's exemptions are dropped whether or
+// not it is trusted.
 func TestLoadSecretFilesConcatenated(t *testing.T) {
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
@@ -15,8 +18,10 @@ func TestLoadSecretFilesConcatenated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"config/prod.yml", "!.env.local", "*.p12", "!*.pem"}
-	if !reflect.DeepEqual(got.Config.SecretFiles, want) {
-		t.Errorf("secret_files = %v, want %v", got.Config.SecretFiles, want)
+	want := []string{"config/prod.yml", "!.env.local", "*.p12"}
+	for _, c := range []*Config{got.Guarded, got.Trusted} {
+		if !reflect.DeepEqual(c.SecretFiles, want) {
+			t.Errorf("secret_files = %v, want %v", c.SecretFiles, want)
+		}
 	}
 }
