@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"github.com/codeloop/codeloop/internal/trust"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,11 +22,10 @@ const gitPrefix = ".git/"
 // itself, or, when .git is a file (a linked worktree), the git directory it
 // points to and that directory's common directory.
 func DefaultProtected() []string {
-	return []string{
+	files, dirs := trust.OwnFiles()
+	return append(append([]string{
 		".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks", ".git/info", ".git/modules",
-		"codeloop.json", "codeloop.jsonc", "opencode.json", "opencode.jsonc",
-		".codeloop", ".opencode", ".claude", ".mcp.json",
-	}
+	}, files...), dirs...)
 }
 
 // ProtectedPaths returns the absolute paths of project that confined

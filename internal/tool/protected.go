@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bufio"
+	"github.com/codeloop/codeloop/internal/trust"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +18,7 @@ import (
 // directory; so are directories, with everything under them. Everything
 // under .git is protected wherever it is (see ProtectedPath). This is the
 // one list of them in this package; the OS sandbox keeps a list of its own.
-func protectedNames() (files, dirs []string) {
-	return []string{"codeloop.json", "codeloop.jsonc", "opencode.json", "opencode.jsonc", ".mcp.json"},
-		[]string{".codeloop", ".opencode", ".claude"}
-}
+func protectedNames() (files, dirs []string) { return trust.OwnFiles() }
 
 // ProtectedPath reports whether the absolute path is protected in the
 // project rooted at worktree whose working directory is dir, and says

@@ -205,3 +205,13 @@ func Referenced(dir, cmdline string) []string {
 	}
 	return out
 }
+
+// OwnFiles returns the names of the files and directories a project
+// directory may hold that configure codeloop and the agents whose files it
+// reads: the config files, .mcp.json, and the .opencode, .codeloop and
+// .claude directories. Nothing but the user, through codeloop, may change
+// them: codeloop's edit tools ask every time and the sandbox keeps them
+// read-only.
+func OwnFiles() (files, dirs []string) {
+	return append(ConfigFiles(), ".mcp.json"), append(ConfigDirs(), ".claude")
+}
