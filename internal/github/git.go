@@ -159,7 +159,13 @@ func (g *git) diff(ctx context.Context, base string) (string, error) {
 func branchName(number int, title string) string {
 	slug := strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(title), "-"), "-")
 	if len(slug) > 40 {
-		slug = strings.TrimRight(slug[:40], "-")
+		cut := slug[:40]
+		if slug[40] != '-' {
+			if i := strings.LastIndexByte(cut, '-'); i > 0 {
+				cut = cut[:i]
+			}
+		}
+		slug = strings.TrimRight(cut, "-")
 	}
 	if slug == "" {
 		return fmt.Sprintf("codeloop/issue-%d", number)
