@@ -79,6 +79,9 @@ type Failure struct {
 	Status     int
 	RetryAfter string // the Retry-After header, when set
 	Message    string
+	// DocURL is the answer's documentation_url; a failure with RetryAfter
+	// points to the secondary rate limits' page, as GitHub's do.
+	DocURL string
 }
 
 // Server is the fake API. Its zero value is not usable; call New.
@@ -184,7 +187,11 @@ func (s *Server) serve(pattern string, h func(http.ResponseWriter, *http.Request
 		if msg == "" {
 			msg = http.StatusText(f.Status)
 		}
-		s.errorAnswer(w, f.Status, msg)
+		doc := f.DocURL
+		if doc == "" && f.RetryAfter != "" {
+			doc = "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+		}
+		s.render(w, f.Status, "error.json", map[string]any{"Message": msg, "DocURL": doc})
 		return
 	}
 	h(w, r, body)
@@ -211,7 +218,7 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data map
 }
 
 func (s *Server) errorAnswer(w http.ResponseWriter, status int, msg string) {
-	s.render(w, status, "error.json", map[string]any{"Message": msg})
+	s.render(w, status, "error.json", map[string]any{"Message": msg, "DocURL": ""})
 }
 
 func (s *Server) id() int64 {
