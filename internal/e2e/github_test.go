@@ -14,6 +14,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/github/fakegh"
+	"go.yaml.in/yaml/v3"
 )
 
 const (
@@ -443,5 +444,101 @@ finish stop input=600 output=10
 				t.Errorf("opened %v", r.api.Opened())
 			}
 		})
+	}
+}
+
+func TestGitHubForkPullGetsADiff(t *testing.T) {
+	r := newGHRepo(t, `
+step
+call call_1 edit {"filePath":"b.txt","oldString":"three","newString":"3"}
+finish tool-calls input=500 output=20
+step
+text Done.
+finish stop input=600 output=10
+`)
+	r.addFeature("stranger/hello-fork")
+	before := r.branches()
+	r.setEvent("issue_comment", fakegh.Event{Number: 12, IsPR: true, Title: "Add b", CommentID: 56, Actor: "writer", Comment: "/codeloop use digits"})
+	stdout, stderr, code := r.run("issue_comment", nil)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "trusted project config: false") {
+		t.Errorf("the fork's checkout was trusted:\n%s", stderr)
+	}
+	if r.branches() != before {
+		t.Errorf("a fork's pull request led to a push: %s", r.branches())
+	}
+	comments := r.api.Comments()
+	if len(comments) != 1 {
+		t.Fatalf("comments = %+v", comments)
+	}
+	for _, want := range []string{"cannot push", "```diff", "-three", "+3", "fork"} {
+		if !strings.Contains(comments[0].Body, want) {
+			t.Errorf("the comment lacks %q:\n%s", want, comments[0].Body)
+		}
+	}
+}
+
+func TestGitHubStepLimit(t *testing.T) {
+	r := newGHRepo(t, `
+step
+call call_1 edit {"filePath":"a.txt","oldString":"teh","newString":"the"}
+finish tool-calls input=500 output=20
+step
+call call_2 read {"filePath":"a.txt"}
+finish tool-calls input=500 output=20
+step
+text Done.
+finish stop input=600 output=10
+`)
+	before := r.branches()
+	r.setEvent("issue_comment", fakegh.Event{Number: 7, Title: "Typo", CommentID: 55, Actor: "writer", Comment: "/codeloop fix"})
+	stdout, stderr, code := r.run("issue_comment", nil, "--max-steps", "1")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "the step limit (1) was reached") {
+		t.Errorf("stderr = %s", stderr)
+	}
+	if r.branches() != before || len(r.api.Opened()) != 0 {
+		t.Errorf("pushed after the limit: %s", r.branches())
+	}
+	if c := r.api.Comments(); len(c) != 1 || !strings.Contains(c[0].Body, "failed") || !strings.Contains(c[0].Body, "step limit") {
+		t.Errorf("comments = %+v", c)
+	}
+}
+
+func TestGitHubInstall(t *testing.T) {
+	r := newGHRepo(t, "")
+	cmd := exec.Command(binary, "github", "install", "--provider", "openai", "--review")
+	cmd.Dir = r.work
+	cmd.Env = r.env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	for _, want := range []string{"gh secret set OPENAI_API_KEY", "Settings → Secrets and variables → Actions"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(r.work, ".github", "workflows", "codeloop.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf map[string]any
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatalf("the workflow is not YAML: %v", err)
+	}
+	if !strings.Contains(string(data), "OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}") || strings.Contains(string(data), providerKey) {
+		t.Errorf("the workflow names the secret wrongly or holds a value:\n%s", data)
+	}
+	// A second install keeps the file unless --force.
+	cmd = exec.Command(binary, "github", "install")
+	cmd.Dir = r.work
+	cmd.Env = r.env()
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--force") {
+		t.Errorf("a second install: %v\n%s", err, out)
 	}
 }

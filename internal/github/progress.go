@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
+
+// editEvery is how often at most the comment is edited while the model
+// works.
+const editEvery = 15 * time.Second
 
 // maxActivity bounds the activity lines a progress comment lists.
 const maxActivity = 40
@@ -25,6 +30,7 @@ type progress struct {
 	steps    int
 	stopped  string
 	finished bool
+	lastEdit time.Time
 }
 
 func (p *progress) header(state string) string {
@@ -41,7 +47,18 @@ func (p *progress) start(ctx context.Context) error {
 		return err
 	}
 	p.id = id
+	p.lastEdit = time.Now()
 	return nil
+}
+
+// working shows the activity so far, at most every editEvery unless now
+// is set, and returns the API's error.
+func (p *progress) working(ctx context.Context, state string, now bool) error {
+	if p.id == 0 || p.finished || !now && time.Since(p.lastEdit) < editEvery {
+		return nil
+	}
+	p.lastEdit = time.Now()
+	return p.api.EditComment(ctx, p.id, p.body(state, "", ""))
 }
 
 func (p *progress) note(s string) { p.notes = append(p.notes, s) }

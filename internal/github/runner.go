@@ -192,9 +192,20 @@ func (r *runner) work(ctx context.Context) error {
 	r.logf("working (trusted project config: %t)", trusted)
 	res, err := prompt(ctx, c, taskText(r.o.Env.Repository, req, r.pr), agentOptions{
 		Agent: r.o.Agent, Model: r.o.Model, Timeout: r.o.Timeout, MaxSteps: r.o.MaxSteps,
-		Progress: func(line string) { r.progress.activity(line); r.logf("%s", line) },
+		Progress: func(line string) {
+			r.progress.activity(line)
+			r.logf("%s", line)
+			if err := r.progress.working(ctx, "is working on this…", false); err != nil {
+				r.logf("%v", err)
+			}
+		},
 	})
 	r.progress.done(res)
+	if err == nil {
+		if err := r.progress.working(ctx, "is handing back the result…", true); err != nil {
+			return err
+		}
+	}
 	if res.SessionID != "" {
 		if xerr := r.export(ctx, c, res.SessionID); xerr != nil {
 			r.logf("exporting the session: %v", xerr)
