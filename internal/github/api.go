@@ -165,7 +165,7 @@ func (a *api) Pull(ctx context.Context, number int) (pull, error) {
 // and address.
 func (a *api) OpenPull(ctx context.Context, head, base, title, body string) (int, string, error) {
 	p, _, err := a.c.PullRequests.Create(ctx, a.owner, a.repo, gh.CreatePullRequest{
-		Title: gh.Ptr(title), Head: head, Base: base, Body: gh.Ptr(redact(body, a.token)), MaintainerCanModify: gh.Ptr(true),
+		Title: new(title), Head: head, Base: base, Body: new(redact(body, a.token)), MaintainerCanModify: new(true),
 	})
 	if err != nil {
 		return 0, "", a.fail("opening the pull request", err)
@@ -176,10 +176,10 @@ func (a *api) OpenPull(ctx context.Context, head, base, title, body string) (int
 // Review posts a review with inline comments on the pull request's head
 // commit.
 func (a *api) Review(ctx context.Context, number int, commit, body string, comments []ReviewComment) error {
-	req := &gh.PullRequestReviewRequest{CommitID: gh.Ptr(commit), Body: gh.Ptr(redact(body, a.token)), Event: gh.Ptr("COMMENT")}
+	req := &gh.PullRequestReviewRequest{CommitID: new(commit), Body: new(redact(body, a.token)), Event: new("COMMENT")}
 	for _, c := range comments {
 		req.Comments = append(req.Comments, &gh.DraftReviewComment{
-			Path: gh.Ptr(c.Path), Line: gh.Ptr(c.Line), Side: gh.Ptr("RIGHT"), Body: gh.Ptr(redact(c.Body, a.token)),
+			Path: new(c.Path), Line: new(c.Line), Side: new("RIGHT"), Body: new(redact(c.Body, a.token)),
 		})
 	}
 	if _, _, err := a.c.PullRequests.CreateReview(ctx, a.owner, a.repo, number, req); err != nil {

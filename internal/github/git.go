@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -185,15 +184,4 @@ func processEnv() []string {
 		}
 	}
 	return out
-}
-
-// cloneURL is origin's address with the user and password of an https
-// address removed, for messages.
-func cleanURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	u.User = nil
-	return u.String()
 }
