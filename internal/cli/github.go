@@ -174,6 +174,13 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 	// the credentials leave it, and only codeloop itself reads them.
 	getenv := hideSecrets(e.getenv)
 	ghEnv, err := github.LoadEnv(getenv, o.token)
+	// The engine reads the provider keys but never the job's token.
+	appGetenv := func(name string) string {
+		if github.RunnerCredential(name) {
+			return ""
+		}
+		return getenv(name)
+	}
 	if err != nil {
 		return err
 	}
@@ -196,7 +203,7 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 	}
 	open := func(ctx context.Context, trusted bool) (client.Client, error) {
 		a, err := app.Open(context.WithoutCancel(ctx), app.Options{
-			Dir: dir, Dirs: e.dirs, Getenv: getenv, Log: e.log, Version: Version,
+			Dir: dir, Dirs: e.dirs, Getenv: appGetenv, Log: e.log, Version: Version,
 			NonInteractive: true, Sandbox: o.sandbox, NoLSPWarm: true, TrustProject: trusted,
 		})
 		if err != nil {

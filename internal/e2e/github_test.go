@@ -542,3 +542,22 @@ func TestGitHubInstall(t *testing.T) {
 		t.Errorf("a second install: %v\n%s", err, out)
 	}
 }
+
+// TestGitHubTokenIsNoModelKey runs without a configured model: the job's
+// GITHUB_TOKEN must not make a provider that reads it (GitHub Models,
+// Copilot) usable, so the run fails at once with codeloop's own error.
+func TestGitHubTokenIsNoModelKey(t *testing.T) {
+	r := newGHRepo(t, "")
+	before := r.branches()
+	r.setEvent("issue_comment", fakegh.Event{Number: 7, Title: "Typo", CommentID: 55, Actor: "writer", Comment: "/codeloop fix"})
+	stdout, stderr, code := r.run("issue_comment", []string{"CODELOOP_CONFIG=", "ANTHROPIC_API_KEY=", "GH_TOKEN=" + ghToken}, "--timeout", "5m")
+	if code != 1 || !strings.Contains(stderr, "no model is available") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if r.branches() != before {
+		t.Errorf("pushed: %s", r.branches())
+	}
+	if c := r.api.Comments(); len(c) != 1 || !strings.Contains(c[0].Body, "failed") {
+		t.Errorf("comments = %+v", c)
+	}
+}

@@ -99,16 +99,31 @@ func secretSuffixes() []string {
 // secret or password.
 func IsSecret(name string) bool {
 	n := strings.ToUpper(name)
+	if RunnerCredential(n) {
+		return true
+	}
 	switch n {
-	case "GITHUB_TOKEN", "GH_TOKEN", "INPUT_TOKEN", "GH_ENTERPRISE_TOKEN",
-		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
-		"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS":
+	case "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS":
 		return true
 	}
 	for _, s := range secretSuffixes() {
 		if strings.HasSuffix(n, s) {
 			return true
 		}
+	}
+	return false
+}
+
+// RunnerCredential reports whether the environment variable name holds the
+// GitHub token or one of the Actions runtime's: only the runner's own API
+// calls and pushes use them. The engine must not see them either, or a
+// provider that reads GITHUB_TOKEN (GitHub Models, Copilot) would send the
+// job's token to a model.
+func RunnerCredential(name string) bool {
+	switch strings.ToUpper(name) {
+	case "GITHUB_TOKEN", "GH_TOKEN", "INPUT_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
+		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL":
+		return true
 	}
 	return false
 }

@@ -159,6 +159,17 @@ func TestIsSecret(t *testing.T) {
 	}
 }
 
+func TestRunnerCredential(t *testing.T) {
+	for name, want := range map[string]bool{
+		"GITHUB_TOKEN": true, "gh_token": true, "INPUT_TOKEN": true, "ACTIONS_RUNTIME_TOKEN": true,
+		"ANTHROPIC_API_KEY": false, "OPENAI_API_KEY": false, "GITHUB_REPOSITORY": false,
+	} {
+		if got := RunnerCredential(name); got != want {
+			t.Errorf("RunnerCredential(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 func TestBranchName(t *testing.T) {
 	tests := []struct {
 		n     int
