@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -33,6 +34,7 @@ type ghRepo struct {
 	api                      *fakegh.Server
 	apiURL                   string
 	model                    *fakellm.Server
+	modelAuth                chan string // the Authorization header of each model request
 }
 
 func newGHRepo(t *testing.T, script string) *ghRepo {
@@ -46,8 +48,16 @@ func newGHRepo(t *testing.T, script string) *ghRepo {
 		home: filepath.Join(root, "home"), cfg: filepath.Join(root, "codeloop.jsonc"), event: filepath.Join(root, "event.json"),
 		export: filepath.Join(root, "session.json")}
 	r.model = fakellm.NewServer(steps...)
+	r.modelAuth = make(chan string, 64)
 	titles := fakellm.NewServer(append(fakellm.Text("t", "A title"), fakellm.Finish("stop", fakellmUsage())...))
-	ms, ts := httptest.NewServer(r.model), httptest.NewServer(titles)
+	ms := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case r.modelAuth <- req.Header.Get("Authorization"):
+		default:
+		}
+		r.model.ServeHTTP(w, req)
+	}))
+	ts := httptest.NewServer(titles)
 	t.Cleanup(func() { ms.Close(); ts.Close() })
 	r.api = fakegh.New("octo-org", "hello", ghToken)
 	r.api.SetPermission("writer", "write")
@@ -247,6 +257,10 @@ finish stop input=700 output=10
 	}
 	if _, err := os.Stat(r.export); err != nil {
 		t.Errorf("no session export: %v", err)
+	}
+	// codeloop itself still read the provider's key.
+	if auth := <-r.modelAuth; auth != "Bearer "+providerKey {
+		t.Errorf("the model request's Authorization = %q", auth)
 	}
 	r.noLeaks()
 }

@@ -3,11 +3,13 @@ package github
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,5 +179,36 @@ func TestRunMalformedEvent(t *testing.T) {
 	}
 	if n := len(f.api.Calls()); n != 0 {
 		t.Errorf("%d API calls", n)
+	}
+}
+
+// TestRunEnterpriseAPI talks to an API below /api/v3, as GitHub Enterprise
+// Server's is.
+func TestRunEnterpriseAPI(t *testing.T) {
+	f := newFixture(t)
+	var paths []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		http.StripPrefix("/api/v3", f.api).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	f.event("issue_comment", fakegh.Event{Number: 7, Actor: "reader", Comment: "/codeloop fix it"})
+	o := f.options("issue_comment")
+	o.Env.APIURL = srv.URL + "/api/v3"
+	var log bytes.Buffer
+	o.Log = &log
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) != 1 || paths[0] != "/api/v3/repos/octo-org/hello/collaborators/reader/permission" {
+		t.Errorf("paths = %v", paths)
+	}
+	if !strings.Contains(log.String(), "@reader cannot write") {
+		t.Errorf("log = %q", log.String())
 	}
 }
