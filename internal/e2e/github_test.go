@@ -575,3 +575,32 @@ func TestGitHubTokenIsNoModelKey(t *testing.T) {
 		t.Errorf("comments = %+v", c)
 	}
 }
+
+// TestGitHubIssueBranchTaken asks again on an issue whose branch exists:
+// the earlier branch is left alone and the run pushes a branch of its own.
+func TestGitHubIssueBranchTaken(t *testing.T) {
+	r := newGHRepo(t, `
+step
+call call_1 edit {"filePath":"a.txt","oldString":"teh","newString":"the"}
+finish tool-calls input=500 output=20
+step
+text Fixed.
+finish stop input=600 output=10
+`)
+	r.git(r.work, "push", "-q", "origin", "main:refs/heads/codeloop/issue-7-typo")
+	earlier := r.git(r.origin, "rev-parse", "codeloop/issue-7-typo")
+	r.setEvent("issue_comment", fakegh.Event{Number: 7, Title: "Typo", CommentID: 55, Actor: "writer", Comment: "/codeloop fix"})
+	stdout, stderr, code := r.run("issue_comment", nil)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got := r.git(r.origin, "rev-parse", "codeloop/issue-7-typo"); got != earlier {
+		t.Errorf("the earlier branch moved")
+	}
+	if got := r.git(r.origin, "show", "codeloop/issue-7-typo-4242:a.txt"); got != "the typo" {
+		t.Errorf("a.txt on the new branch = %q", got)
+	}
+	if o := r.api.Opened(); len(o) != 1 || o[0].HeadRef != "codeloop/issue-7-typo-4242" {
+		t.Errorf("opened %+v", o)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -109,7 +110,7 @@ type runner struct {
 }
 
 func (r *runner) logf(format string, args ...any) {
-	fmt.Fprintf(r.o.Log, "codeloop: "+redact(format, r.o.Env.Token)+"\n", args...)
+	fmt.Fprintln(r.o.Log, "codeloop: "+redact(fmt.Sprintf(format, args...), r.o.Env.Token))
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -156,7 +157,9 @@ func (r *runner) work(ctx context.Context) error {
 	var branch string
 	switch {
 	case req.Kind == KindIssue:
-		branch = branchName(req.Number, req.Title)
+		if branch, err = r.freeBranch(ctx, branchName(req.Number, req.Title)); err != nil {
+			return err
+		}
 		if _, err := r.git.run(ctx, "checkout", "--quiet", "-B", branch); err != nil {
 			return err
 		}
@@ -224,6 +227,24 @@ func (r *runner) work(ctx context.Context) error {
 	default:
 		return r.pushToPull(ctx, base, branch, res)
 	}
+}
+
+// freeBranch returns name, or name with the run's id when origin has a
+// branch of that name already (an earlier run on the same issue), so that
+// a run never overwrites another's work.
+func (r *runner) freeBranch(ctx context.Context, name string) (string, error) {
+	out, err := r.git.remote(ctx, "ls-remote", "--heads", r.origin, "refs/heads/"+name)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(out) == "" {
+		return name, nil
+	}
+	suffix := r.o.Env.RunID
+	if suffix == "" {
+		suffix = strconv.FormatInt(time.Now().Unix(), 10)
+	}
+	return name + "-" + suffix, nil
 }
 
 // checkout fetches ref and checks it out detached, returning its commit.
