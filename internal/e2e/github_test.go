@@ -207,7 +207,8 @@ finish stop input=700 output=10
 `)
 	r.setEvent("issue_comment", fakegh.Event{Number: 7, Title: "Typo in a.txt", IssueBody: "It says teh.", CommentID: 55,
 		Actor: "writer", Comment: "/codeloop fix the typo"})
-	stdout, stderr, code := r.run("issue_comment", nil, "--sandbox", "off")
+	// Three steps, the last ending the turn: a limit of three is enough.
+	stdout, stderr, code := r.run("issue_comment", nil, "--sandbox", "off", "--max-steps", "3")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -111,7 +111,8 @@ func prompt(ctx context.Context, c client.Client, text string, o agentOptions) (
 			if e.Part.Type == client.PartStepFinish && !steps[e.Part.ID] {
 				steps[e.Part.ID] = true
 				out.Steps++
-				if o.MaxSteps > 0 && out.Steps >= o.MaxSteps {
+				// A step that ends the turn is never cut short.
+				if o.MaxSteps > 0 && out.Steps >= o.MaxSteps && e.Part.Reason != "stop" {
 					stop(fmt.Sprintf("the step limit (%d) was reached", o.MaxSteps))
 				}
 			}
