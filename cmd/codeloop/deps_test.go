@@ -27,6 +27,7 @@ var clientOnly = []string{
 	module + "/internal/tui",
 	module + "/internal/server",
 	module + "/internal/acp",
+	module + "/internal/github",
 }
 
 // engine are the packages clientOnly front ends may not depend on.

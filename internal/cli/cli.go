@@ -139,6 +139,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newServeCmd(e), newAttachCmd(e),
 		newTrustCmd(e),
 		newStatsCmd(e),
+		newGitHubCmd(e),
 	)
 	return root
 }
