@@ -248,6 +248,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 
 	a.Models = provider.New(provider.Options{Config: cfg, Dirs: opts.Dirs, Getenv: opts.Getenv,
 		UserAgent: "codeloop/" + opts.Version, Log: opts.Log})
+	a.Models.DetectLocal(ctx)
 	a.refreshCatalog()
 	md := models{a.Models}
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
