@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/lsp"
 	"github.com/codeloop/codeloop/internal/mcp"
 	"github.com/codeloop/codeloop/internal/message"
@@ -222,6 +224,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.Questions = tool.NewQuestions(a.Bus)
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
+		HTTPClient:   &http.Client{Transport: llm.ProxyTransport(opts.Getenv)},
 		Instructions: instructionsHook(opts, servers, nested.Instructions),
 		AnalyzeBash:  func(cmd, dir string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell, dir) },
 		Shell:        cfg.Shell,

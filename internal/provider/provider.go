@@ -207,6 +207,9 @@ type Registry struct {
 	adapters map[string]llm.Provider // by provider/model
 
 	local *localProbe
+
+	trOnce sync.Once
+	tr     *http.Transport // see transport
 }
 
 // New returns a registry; it reads nothing until asked.
