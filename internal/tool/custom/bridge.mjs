@@ -10,8 +10,7 @@
 // runtime maps it to shim.mjs, which takes the tool() helper this file
 // puts on globalThis.
 
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import process from "node:process";
@@ -23,32 +22,35 @@ function fail(msg) {
   process.exit(1);
 }
 
-// resolveFrom returns the path of a package as the tool file would import
-// it, or "" when it is not installed.
-function resolveFrom(pkg) {
-  try {
-    return createRequire(path.resolve(file)).resolve(pkg);
-  } catch {
-    return "";
+// packageDir finds a package as the tool file's imports would: in
+// node_modules of the file's directory and each one above it.
+function packageDir(pkg) {
+  for (let d = path.dirname(path.resolve(file)); ; d = path.dirname(d)) {
+    const dir = path.join(d, "node_modules", pkg);
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(d) === d) return "";
   }
 }
 
 // esmEntry is the file a package's "import" export names, so that the
-// bridge loads the same module instance as the tool file's import does.
+// bridge loads the same module instance as the tool file's import does;
+// "" when the package is not installed.
 function esmEntry(pkg) {
+  const dir = packageDir(pkg);
+  if (!dir) return "";
   try {
-    const manifest = createRequire(path.resolve(file)).resolve(pkg + "/package.json");
-    const json = JSON.parse(readFileSync(manifest, "utf8"));
+    const json = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
     let entry = json.exports?.["."] ?? json.exports;
     for (let i = 0; i < 4 && entry && typeof entry === "object"; i++) {
       entry = entry.import ?? entry.default ?? entry.node;
     }
-    if (typeof entry === "string") return path.join(path.dirname(manifest), entry);
-    if (typeof json.module === "string") return path.join(path.dirname(manifest), json.module);
+    if (typeof entry === "string") return path.join(dir, entry);
+    if (typeof json.module === "string") return path.join(dir, json.module);
+    if (typeof json.main === "string") return path.join(dir, json.main);
   } catch {
-    // no package.json export map: fall back to require's answer
+    // an unreadable package.json: try index.js
   }
-  return resolveFrom(pkg);
+  return path.join(dir, "index.js");
 }
 
 async function importFrom(pkg) {
@@ -173,7 +175,7 @@ async function provideShim() {
 async function loadModule() {
   const zodModule = await importFrom("zod");
   zod = zodModule ? (zodModule.z ?? zodModule.default ?? zodModule) : null;
-  if (resolveFrom("@opencode-ai/plugin")) {
+  if (packageDir("@opencode-ai/plugin")) {
     const plugin = await importFrom("@opencode-ai/plugin");
     zod ??= plugin?.tool?.schema ?? null;
   } else {

@@ -93,7 +93,9 @@ func FindRuntime(ctx context.Context, env []string) (Runtime, bool) {
 	if p == "" {
 		return Runtime{}, false
 	}
-	rt := Runtime{Name: "node", Path: p}
+	// A tool's error output is what the model reads of a failed call:
+	// node's warnings (a package.json without "type") are noise there.
+	rt := Runtime{Name: "node", Path: p, Args: []string{"--no-warnings"}}
 	ctx, cancel := context.WithTimeout(ctx, SchemaTimeout)
 	defer cancel()
 	out, _, code, err := run(ctx, p, []string{"--version"}, "", env, nil)
@@ -106,7 +108,7 @@ func FindRuntime(ctx context.Context, env []string) (Runtime, bool) {
 		minor, _ := strconv.Atoi(m[2])
 		if major > 22 || major == 22 && minor >= 6 {
 			rt.TypeScript = true
-			rt.Args = []string{"--experimental-strip-types", "--disable-warning=ExperimentalWarning"}
+			rt.Args = append(rt.Args, "--experimental-strip-types")
 		}
 	}
 	return rt, true

@@ -15,6 +15,16 @@ import (
 // .opencode/tool and, when withZod, zod in .opencode/node_modules, where
 // OpenCode installs a project's tool dependencies.
 func jsProject(t *testing.T, withZod bool, files ...string) (project string, paths []string) {
+	var pkgs []string
+	if withZod {
+		pkgs = append(pkgs, "zod")
+	}
+	return jsProjectWith(t, pkgs, files...)
+}
+
+// jsProjectWith is jsProject with the named packages of .ci/jstools in
+// .opencode/node_modules.
+func jsProjectWith(t *testing.T, pkgs []string, files ...string) (project string, paths []string) {
 	t.Helper()
 	project = t.TempDir()
 	dir := filepath.Join(project, ".opencode", "tool")
@@ -30,19 +40,19 @@ func jsProject(t *testing.T, withZod bool, files ...string) (project string, pat
 			t.Fatal(err)
 		}
 	}
-	if withZod {
-		zod, err := filepath.Abs("../../../.ci/jstools/node_modules/zod")
+	for _, pkg := range pkgs {
+		src, err := filepath.Abs(filepath.Join("../../../.ci/jstools/node_modules", pkg))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(zod, "package.json")); err != nil {
-			t.Skip("zod is not installed: run npm ci in .ci/jstools (.ci/run does)")
+		if _, err := os.Stat(filepath.Join(src, "package.json")); err != nil {
+			t.Skipf("%s is not installed: run npm ci in .ci/jstools (.ci/run does)", pkg)
 		}
-		nm := filepath.Join(project, ".opencode", "node_modules")
-		if err := os.MkdirAll(nm, 0o755); err != nil {
+		dst := filepath.Join(project, ".opencode", "node_modules", pkg)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(zod, filepath.Join(nm, "zod")); err != nil {
+		if err := os.Symlink(src, dst); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -216,5 +226,29 @@ func TestFindRuntime(t *testing.T) {
 	rt, ok := FindRuntime(context.Background(), []string{"PATH=" + dir})
 	if !ok || rt.Name != "node" || rt.TypeScript || rt.Version != "v18.0.0" {
 		t.Errorf("old node: runtime = %+v", rt)
+	}
+}
+
+// TestJSWithPlugin runs a tool file against the real @opencode-ai/plugin,
+// installed where OpenCode installs it: its tool.schema (zod) gives the
+// schema and checks the arguments.
+func TestJSWithPlugin(t *testing.T) {
+	rt := runtime(t, false)
+	_, files := jsProjectWith(t, []string{"@opencode-ai/plugin"}, "greet.js")
+	tools, errs := loadJSTools(t, rt, files)
+	if len(errs) != 0 || tools["greet"] == nil || tools["greet_count"] == nil {
+		t.Fatalf("tools = %v, errors = %v", tools, errs)
+	}
+	name := schemaOf(t, tools["greet"])["properties"].(map[string]any)["name"].(map[string]any)
+	if name["type"] != "string" || name["description"] != "who to greet" {
+		t.Errorf("greet schema = %s", tools["greet"].Schema())
+	}
+	res, err := tools["greet"].Run(context.Background(), &tool.Call{Input: json.RawMessage(`{"name": "Ada"}`), Dir: t.TempDir(), Asker: &asker{}})
+	if err != nil || !strings.HasPrefix(res.Output, "hello, Ada.") {
+		t.Errorf("greet = %+v, %v", res, err)
+	}
+	_, err = tools["greet"].Run(context.Background(), &tool.Call{Input: json.RawMessage(`{"name": 7}`), Dir: t.TempDir(), Asker: &asker{}})
+	if err == nil || !strings.Contains(err.Error(), "invalid arguments") || strings.Contains(err.Error(), "MODULE_TYPELESS") {
+		t.Errorf("bad arguments: err = %v", err)
 	}
 }
