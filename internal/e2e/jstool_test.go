@@ -11,7 +11,8 @@ import (
 // TestOpenCodeJSToolNeedsTrust: a JavaScript tool file in the project's
 // .opencode/tool, written as OpenCode's documentation writes them, is held
 // back and listed by trust --check until the project is trusted; then it
-// is offered with its schema and runs through the bridge.
+// is offered with its schema and runs through the bridge. The user's own
+// (~/.config/opencode/tool) is offered at once.
 func TestOpenCodeJSToolNeedsTrust(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not on PATH")
@@ -24,11 +25,15 @@ func TestOpenCodeJSToolNeedsTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(p.dir, ".opencode", "tool", "greet.js"), string(src))
+	writeFile(t, filepath.Join(p.home, ".config", "opencode", "tool", "hello.js"), string(src))
 	writeFile(t, filepath.Join(p.home, ".config", "codeloop", "codeloop.json"), `{"permission": {"greet": "allow"}}`)
 
 	_, stderr := p.mustRun("run", "hi")
 	if strings.Contains(p.requestText(0), `"name":"greet"`) {
 		t.Error("an untrusted project's JavaScript tool was offered")
+	}
+	if !strings.Contains(p.requestText(0), `"name":"hello"`) {
+		t.Error("the user's own JavaScript tool was not offered")
 	}
 	if !strings.Contains(stderr, "skipped the project's") {
 		t.Errorf("the user was not told what was skipped:\n%s", stderr)
