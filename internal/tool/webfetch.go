@@ -80,7 +80,9 @@ func runWebFetch(ctx context.Context, env Env, call *Call, p webFetchParams) (*R
 	defer cancel()
 	client := env.HTTPClient
 	if client == nil {
-		client = &http.Client{Transport: llm.ProxyTransport(os.Getenv)}
+		tr := llm.ProxyTransport(os.Getenv)
+		defer tr.CloseIdleConnections()
+		client = &http.Client{Transport: tr}
 	}
 	resp, err := fetch(ctx, client, p.URL, format, webUserAgent)
 	if err == nil && resp.StatusCode == http.StatusForbidden && resp.Header.Get("Cf-Mitigated") == "challenge" {
