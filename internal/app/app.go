@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/lsp"
 	"github.com/codeloop/codeloop/internal/mcp"
 	"github.com/codeloop/codeloop/internal/message"
@@ -226,6 +228,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	}
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
+		HTTPClient:   &http.Client{Transport: llm.ProxyTransport(opts.Getenv)},
 		Instructions: instructionsHook(opts, servers, nested.Instructions),
 		AnalyzeBash:  func(cmd, dir string) tool.BashAnalysis { return analyzeShell(cmd, cfg.Shell, dir) },
 		Shell:        cfg.Shell,
@@ -253,6 +256,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 
 	a.Models = provider.New(provider.Options{Config: cfg, Dirs: opts.Dirs, Getenv: opts.Getenv,
 		UserAgent: "codeloop/" + opts.Version, Log: opts.Log})
+	a.Models.DetectLocal(ctx)
 	a.refreshCatalog()
 	md := models{a.Models}
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)

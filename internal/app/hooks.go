@@ -54,12 +54,17 @@ func (a *App) RevokeTrust() error { return a.Trust.Revoke() }
 type extSources struct {
 	hooks                   []hook.Source
 	userTools, projectTools []string
-	problems                []string
+	// userJS and projectJS are OpenCode's JavaScript and TypeScript tool
+	// files.
+	userJS, projectJS []string
+	problems          []string
 }
 
 // gatherExtensions finds the hooks (Claude Code's settings files and the
 // config's hooks key) and the custom tools (~/.config/codeloop/tools,
-// .codeloop/tools from the worktree root down, the config's custom_tools).
+// .codeloop/tools from the worktree root down, the config's custom_tools)
+// and OpenCode's tool files (tool/ and tools/ of ~/.config/opencode,
+// ~/.opencode and .opencode from the worktree root down).
 // cfg is the trusted view of the config, which names the project's hooks
 // and tools too.
 func gatherExtensions(opts Options, loaded *config.Loaded, dir, worktree string, noClaude bool) extSources {
@@ -96,6 +101,18 @@ func gatherExtensions(opts Options, loaded *config.Loaded, dir, worktree string,
 	}
 	x.userTools, x.projectTools = custom.Find(userTools), custom.Find(projectTools)
 	x.projectTools = slices.DeleteFunc(x.projectTools, func(p string) bool { return slices.Contains(x.userTools, p) })
+
+	var userJS, projectJS []string
+	for _, d := range []string{opts.Dirs.OpenCodeConfig(opts.Getenv), filepath.Join(opts.Dirs.Home, ".opencode")} {
+		if d != "" && opts.Dirs.Home != "" {
+			userJS = append(userJS, filepath.Join(d, "tool"), filepath.Join(d, "tools"))
+		}
+	}
+	for _, d := range ancestorsDown(dir, worktree) {
+		projectJS = append(projectJS, filepath.Join(d, ".opencode", "tool"), filepath.Join(d, ".opencode", "tools"))
+	}
+	x.userJS, x.projectJS = custom.FindJS(userJS), custom.FindJS(projectJS)
+	x.projectJS = slices.DeleteFunc(x.projectJS, func(p string) bool { return slices.Contains(x.userJS, p) })
 	return x
 }
 
@@ -120,7 +137,7 @@ func (x extSources) items(worktree string) []trust.Item {
 		out = append(out, trust.Item{Kind: trust.KindHook, Name: name, Detail: cmd, File: h.Origin,
 			Line: lineOfString(data, h.Command)})
 	}
-	for _, t := range x.projectTools {
+	for _, t := range slices.Concat(x.projectTools, x.projectJS) {
 		out = append(out, trust.Item{Kind: trust.KindTool, Name: filepath.Base(t), Detail: t, File: t})
 	}
 	return out
@@ -154,6 +171,11 @@ func openExtensions(ctx context.Context, o extOptions) *Extensions {
 			x.Problems = append(x.Problems, err.Error())
 		}
 	}
+	js := o.sources.userJS
+	if o.trusted {
+		js = append(slices.Clip(js), o.sources.projectJS...)
+	}
+	x.Tools, x.Problems = loadJSTools(ctx, o, js, x.Tools, x.Problems)
 	for _, p := range x.Problems {
 		o.opts.Log.Warn("hooks and custom tools", "problem", p)
 	}
@@ -166,6 +188,48 @@ func openExtensions(ctx context.Context, o extOptions) *Extensions {
 			o.bus.Publish(context.Background(), bus.Event{Type: HookNotice, SessionID: n.SessionID, Properties: n})
 		}})
 	return x
+}
+
+// loadJSTools loads OpenCode's tool files under the first JavaScript
+// runtime on PATH and adds them to tools, leaving out names taken. With no
+// runtime, one problem names the files skipped.
+func loadJSTools(ctx context.Context, o extOptions, files []string, tools []*custom.Tool, problems []string) ([]*custom.Tool, []string) {
+	if len(files) == 0 {
+		return tools, problems
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f)
+	}
+	rt, ok := custom.FindRuntime(ctx, nil)
+	if !ok {
+		return tools, append(problems, fmt.Sprintf("OpenCode's custom tools %s are skipped: no JavaScript runtime "+
+			"(bun, deno or node) is on PATH", strings.Join(names, ", ")))
+	}
+	dir := o.opts.Dirs.Cache
+	if dir == "" {
+		dir = o.opts.Dirs.Data
+	}
+	bridge, err := custom.WriteBridge(dir)
+	if err != nil {
+		return tools, append(problems, fmt.Sprintf("OpenCode's custom tools %s are skipped: %v", strings.Join(names, ", "), err))
+	}
+	loaded, errs := custom.LoadJS(ctx, files, rt, bridge, custom.Options{Truncator: o.truncator, Log: o.opts.Log})
+	for _, err := range errs {
+		problems = append(problems, err.Error())
+	}
+	taken := map[string]string{}
+	for _, t := range tools {
+		taken[t.ID()] = t.File()
+	}
+	for _, t := range loaded {
+		if prev, dup := taken[t.ID()]; dup {
+			problems = append(problems, fmt.Sprintf("custom tool %s is named %q like %s; it is left out (rename one)", t.File(), t.ID(), prev))
+			continue
+		}
+		tools = append(tools, t)
+	}
+	return tools, problems
 }
 
 // configSources turns the config's hook groups into sources, one per file.

@@ -3,8 +3,10 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/tool"
 )
 
@@ -29,5 +31,5 @@ func searchService(cfg config.Search, getenv func(string) string, log *slog.Logg
 		log.Warn("search is configured without an API key, so websearch and codesearch are off: set search.apiKey or EXA_API_KEY")
 		return nil, nil
 	}
-	return tool.NewSearch(cfg.BaseURL, key, nil), nil
+	return tool.NewSearch(cfg.BaseURL, key, &http.Client{Transport: llm.ProxyTransport(getenv)}), nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/llm"
 )
 
 // newDebugConfigCmd prints the merged config and where each top-level key
@@ -45,6 +46,7 @@ func newDebugConfigCmd(e *env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "\nworktree: %s (%s)\n", loaded.Worktree, tr.Verdict.State)
+			fmt.Fprintf(e.stdout, "proxy: %s\n", llm.DescribeProxy(e.getenv))
 			if tr.Held() {
 				fmt.Fprintf(e.stdout, "held back until the project is trusted (codeloop trust):\n")
 				for _, it := range tr.Items {

@@ -139,3 +139,29 @@ func TestDebugConfigMasksSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugConfigProxy: debug config says which proxy requests go
+// through, with its password masked.
+func TestDebugConfigProxy(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"HTTPS_PROXY": "", "https_proxy": "", "HTTP_PROXY": "", "http_proxy": ""}, "proxy: none\n"},
+		{map[string]string{"HTTPS_PROXY": "http://ann:s3cret@proxy.corp:3128", "NO_PROXY": "localhost,.corp"},
+			"proxy: https: http://ann:***@proxy.corp:3128 (HTTPS_PROXY); no proxy for localhost,.corp (NO_PROXY)\n"},
+	}
+	for _, tt := range tests {
+		for k, v := range tt.env {
+			t.Setenv(k, v)
+		}
+		var out, errOut bytes.Buffer
+		if code := Run(context.Background(), []string{"debug", "config"}, strings.NewReader(""), &out, &errOut); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		if !strings.Contains(out.String(), tt.want) || strings.Contains(out.String(), "s3cret") {
+			t.Errorf("output lacks %q:\n%s", tt.want, out.String())
+		}
+	}
+}

@@ -42,10 +42,13 @@ var (
 
 // Load reads and merges every config source, later ones winning:
 //
-//  1. the global directories ~/.config/opencode and ~/.config/codeloop
+//  1. the MCP servers of Claude Code's ~/.claude.json (the user's, and
+//     those added for this project), then the global directories
+//     ~/.config/opencode and ~/.config/codeloop
 //  2. the files named by OPENCODE_CONFIG and CODELOOP_CONFIG
-//  3. opencode.json[c] and codeloop.json[c] in each directory from the
-//     worktree root down to the working directory (unless
+//  3. Claude Code's .mcp.json, then opencode.json[c] and codeloop.json[c],
+//     in each directory from the worktree root down to the working
+//     directory (unless
 //     CODELOOP_DISABLE_PROJECT_CONFIG or OPENCODE_DISABLE_PROJECT_CONFIG)
 //  4. the same files in each config directory: .opencode and .codeloop from
 //     the worktree root down, ~/.opencode, ~/.codeloop, OPENCODE_CONFIG_DIR
@@ -81,7 +84,11 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	out := l.out
 	l.root = out.Worktree
 
-	// 1. Global directories.
+	// 1. Global directories, after the MCP servers of Claude Code's
+	// ~/.claude.json.
+	if !claudeDisabled(getenv) {
+		l.claudeUserMCP(home)
+	}
 	l.dir(ctx, opts.Dirs.OpenCodeConfig(getenv), globalOpenCodeFiles)
 	l.dir(ctx, globalCodeloopDir(opts.Dirs, getenv, home), globalCodeloopFiles)
 
@@ -98,6 +105,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	if project {
 		l.project = true
 		for _, d := range chain {
+			l.mcpJSON(ctx, d)
 			for _, f := range projectFiles {
 				l.file(ctx, filepath.Join(d, f), false)
 			}
@@ -228,11 +236,17 @@ func (l *loader) file(ctx context.Context, path string, required bool) {
 // project's own files, without substitution and with what they would run
 // or loosen held back.
 func (l *loader) text(name string, data []byte, dir string) {
+	l.layers(name, dir, data, data, data)
+}
+
+// layers merges full into Trusted and guarded into Guarded, as text does;
+// lines is the file's text for the line numbers of what is held back.
+func (l *loader) layers(name, dir string, full, guarded, lines []byte) {
 	if l.err != nil {
 		return
 	}
 	opts := ParseOptions{Name: name, Dir: dir, Home: l.home, Getenv: l.getenv}
-	layer, err := parseLayer(data, opts)
+	layer, err := parseLayer(full, opts)
 	if err != nil {
 		l.err = err
 		return
@@ -246,7 +260,7 @@ func (l *loader) text(name string, data []byte, dir string) {
 		l.out.Sources[k] = name
 	}
 	opts.NoSubstitute = l.project
-	again, err := parseLayer(data, opts)
+	again, err := parseLayer(guarded, opts)
 	if err != nil {
 		l.err = err
 		return
@@ -254,7 +268,7 @@ func (l *loader) text(name string, data []byte, dir string) {
 	stampLayer(again.cfg, name, dir, l.home)
 	if l.project {
 		again.cfg.SecretFiles = addOnly(again.cfg.SecretFiles)
-		l.out.HeldBack = append(l.out.HeldBack, guard(again.cfg, name, data, l.root, l.credentials, &l.acc)...)
+		l.out.HeldBack = append(l.out.HeldBack, guard(again.cfg, name, lines, l.root, l.credentials, &l.acc)...)
 	}
 	merge(l.out.Guarded, again.cfg)
 }

@@ -238,29 +238,42 @@ func (r *Registry) expand(s string) string {
 // options.timeout bounds a whole request, options.headerTimeout the wait
 // for response headers. Answers that cannot be a model's (a web page, an
 // empty body) fail at once (llm.GuardStreams).
+//
+// Requests go through the proxy HTTPS_PROXY, HTTP_PROXY and NO_PROXY name
+// (read through Options.Getenv).
 func (r *Registry) client(p *Info) *http.Client {
-	base := r.opts.HTTPClient
-	if base == nil {
-		base = http.DefaultClient
+	var c http.Client
+	if r.opts.HTTPClient != nil {
+		c = *r.opts.HTTPClient
 	}
-	c := *base
+	tr, ok := c.Transport.(*http.Transport)
+	switch {
+	case c.Transport == nil:
+		tr, ok = r.transport(), true
+	case ok:
+		tr = tr.Clone()
+		tr.Proxy = llm.ProxyFunc(r.opts.Getenv)
+	}
 	t, h := p.cred.options.Timeout, p.cred.options.HeaderTimeout
 	if t != nil && !t.Disabled && t.Millis > 0 {
 		c.Timeout = time.Duration(t.Millis) * time.Millisecond
 	}
-	if h != nil && !h.Disabled && h.Millis > 0 {
-		tr, ok := c.Transport.(*http.Transport)
-		if c.Transport == nil {
-			tr, ok = http.DefaultTransport.(*http.Transport)
-		}
-		if ok {
-			tr = tr.Clone()
-			tr.ResponseHeaderTimeout = time.Duration(h.Millis) * time.Millisecond
-			c.Transport = tr
-		}
+	if ok && h != nil && !h.Disabled && h.Millis > 0 {
+		tr = tr.Clone()
+		tr.ResponseHeaderTimeout = time.Duration(h.Millis) * time.Millisecond
+	}
+	if ok {
+		c.Transport = tr
 	}
 	c.Transport = llm.GuardStreams(p.ID, llm.NewSecrets(p.key()), c.Transport)
 	return &c
+}
+
+// transport is the providers' shared transport: http.DefaultTransport's
+// settings, with the proxy of the registry's environment.
+func (r *Registry) transport() *http.Transport {
+	r.trOnce.Do(func() { r.tr = llm.ProxyTransport(r.opts.Getenv) })
+	return r.tr
 }
 
 func truthy(v any) bool {

@@ -49,11 +49,9 @@ func (r *Registry) build(ctx context.Context) (map[string]*Info, error) {
 		}
 		out[id] = info
 	}
-	if len(out) == 0 && !r.opts.NoLocalDetect {
-		for _, l := range r.detectLocal(ctx, cat) {
-			if r.enabled(l.ID) {
-				out[l.ID] = l
-			}
+	for _, l := range r.localProviders(ctx) {
+		if _, taken := out[l.ID]; !taken && r.enabled(l.ID) {
+			out[l.ID] = l
 		}
 	}
 	return out, nil

@@ -17,9 +17,16 @@
 // filter a provider's models. The key is taken from the config
 // (options.apiKey), else auth.json, else the environment.
 //
-// When nothing at all is usable, Ollama (localhost:11434) and LM Studio
-// (localhost:1234) are probed with a short timeout and offered with the
-// models they report.
+// Local model servers are found without configuration: Ollama (/api/tags
+// at OLLAMA_HOST, else localhost:11434) and LM Studio or another
+// OpenAI-compatible server on localhost:1234 (/v1/models) are probed, all
+// within 300 ms, and offered as the providers "ollama" and "lmstudio"
+// after every configured one, with the context length the server gives
+// (Ollama's /api/show: num_ctx when set, else the model's own; LM
+// Studio's /api/v0/models; max_model_len, context_length or meta.n_ctx_train
+// in /v1/models). Registry.DetectLocal starts the probe in the background
+// at start-up; CODELOOP_DISABLE_LOCAL_MODELS turns it off. A configured
+// provider of the same id wins.
 //
 // # Adapters
 //
@@ -99,7 +106,8 @@ type Options struct {
 	// UserAgent is sent on every request.
 	UserAgent string
 	Log       *slog.Logger
-	// NoLocalDetect turns the Ollama and LM Studio probes off.
+	// NoLocalDetect turns the Ollama and LM Studio probes off (so does
+	// CODELOOP_DISABLE_LOCAL_MODELS).
 	NoLocalDetect bool
 	// OllamaURL and LMStudioURL override where the local servers are
 	// probed (tests); empty means the default ports.
@@ -197,6 +205,11 @@ type Registry struct {
 
 	mu       sync.Mutex
 	adapters map[string]llm.Provider // by provider/model
+
+	local *localProbe
+
+	trOnce sync.Once
+	tr     *http.Transport // see transport
 }
 
 // New returns a registry; it reads nothing until asked.
@@ -216,7 +229,7 @@ func New(opts Options) *Registry {
 	if opts.Config == nil {
 		opts.Config = &config.Config{}
 	}
-	return &Registry{opts: opts, adapters: map[string]llm.Provider{}}
+	return &Registry{opts: opts, adapters: map[string]llm.Provider{}, local: &localProbe{done: make(chan struct{})}}
 }
 
 func (r *Registry) load(ctx context.Context) error {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/net/html"
 
+	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/permission"
 )
 
@@ -78,7 +80,9 @@ func runWebFetch(ctx context.Context, env Env, call *Call, p webFetchParams) (*R
 	defer cancel()
 	client := env.HTTPClient
 	if client == nil {
-		client = &http.Client{}
+		tr := llm.ProxyTransport(os.Getenv)
+		defer tr.CloseIdleConnections()
+		client = &http.Client{Transport: tr}
 	}
 	resp, err := fetch(ctx, client, p.URL, format, webUserAgent)
 	if err == nil && resp.StatusCode == http.StatusForbidden && resp.Header.Get("Cf-Mitigated") == "challenge" {

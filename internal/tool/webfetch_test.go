@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +135,36 @@ func TestWebFetchAsksForTheURL(t *testing.T) {
 	}
 	if r := asker.requests("webfetch"); len(r) != 1 || r[0].Patterns[0] != srv.URL+"/plain" {
 		t.Errorf("asks %+v", asker.asked)
+	}
+}
+
+// TestWebFetchProxy fetches through the plain HTTP proxy HTTP_PROXY names,
+// and past it for the hosts of NO_PROXY.
+func TestWebFetchProxy(t *testing.T) {
+	var seen []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.URL.String()) // a proxied request carries the absolute URL
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("fetched through the proxy"))
+	}))
+	t.Cleanup(proxy.Close)
+	tests := []struct {
+		noProxy string
+		want    []string
+	}{
+		{"", []string{"http://docs.example.invalid/page"}},
+		{"docs.example.invalid", nil},
+	}
+	for _, tt := range tests {
+		seen = nil
+		t.Setenv("HTTP_PROXY", proxy.URL)
+		t.Setenv("NO_PROXY", tt.noProxy)
+		res, err := run(t, testEnv(t), "webfetch", t.TempDir(), map[string]any{"url": "http://docs.example.invalid/page"})
+		if !slices.Equal(seen, tt.want) {
+			t.Errorf("NO_PROXY=%q: the proxy saw %v, want %v", tt.noProxy, seen, tt.want)
+		}
+		if tt.want != nil && (err != nil || res.Output != "fetched through the proxy") {
+			t.Errorf("NO_PROXY=%q: result %+v, %v", tt.noProxy, res, err)
+		}
 	}
 }

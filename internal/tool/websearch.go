@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ func NewSearch(baseURL, key string, client *http.Client) *Search {
 		baseURL = DefaultSearchURL
 	}
 	if client == nil {
-		client = &http.Client{}
+		client = &http.Client{Transport: llm.ProxyTransport(os.Getenv)}
 	}
 	return &Search{baseURL: strings.TrimSuffix(baseURL, "/"), key: llm.NewSecrets(key), client: client}
 }

@@ -72,6 +72,8 @@ type Options struct {
 // Tool is one executable offered to the model.
 type Tool struct {
 	path        string
+	args        []string // before the call's; the bridge's for a JavaScript tool
+	file        string   // the file the tool came from
 	name        string
 	description string
 	schema      json.RawMessage
@@ -92,6 +94,10 @@ func (t *Tool) Schema() json.RawMessage { return t.schema }
 
 // Path is the executable.
 func (t *Tool) Path() string { return t.path }
+
+// File is the file the tool came from: the executable, or the JavaScript
+// or TypeScript file.
+func (t *Tool) File() string { return t.file }
 
 // Find lists the executables paths name: each path that is an executable
 // regular file, and the executable regular files directly inside each path
@@ -183,7 +189,7 @@ func load(ctx context.Context, path string, opts Options) (*Tool, error) {
 	if err := json.Unmarshal(bytes.TrimSpace(stdout), &spec); err != nil {
 		return nil, fmt.Errorf("custom tool %s: --schema must print a JSON object with \"description\" and \"schema\": %w", path, err)
 	}
-	t := &Tool{path: path, name: spec.Name, description: strings.TrimSpace(spec.Description), opts: opts, timeout: DefaultTimeout}
+	t := &Tool{path: path, file: path, name: spec.Name, description: strings.TrimSpace(spec.Description), opts: opts, timeout: DefaultTimeout}
 	if t.name == "" {
 		base := filepath.Base(path)
 		t.name = strings.TrimSuffix(base, filepath.Ext(base))
@@ -249,7 +255,7 @@ func (t *Tool) Run(ctx context.Context, call *tool.Call) (*tool.Result, error) {
 	defer cancel()
 	env := append(slices.Clip(t.opts.Env), "CODELOOP_SESSION_ID="+call.SessionID, "CODELOOP_CALL_ID="+call.ID,
 		"CODELOOP_PROJECT_DIR="+call.Worktree)
-	stdout, stderr, code, err := run(ctx, t.path, nil, call.Dir, env, input)
+	stdout, stderr, code, err := run(ctx, t.path, t.args, call.Dir, env, input)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the %s tool did not finish within %s and was stopped", t.name, t.timeout)

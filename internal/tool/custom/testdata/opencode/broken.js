@@ -1,0 +1,2 @@
+import { nothing } from "./missing.js"
+export default nothing
