@@ -27,7 +27,7 @@ import (
 func guard(c *Config, file string, data []byte, project string, credentials func(string) bool, acc *guarded) []trust.Item {
 	g := guardCtx{file: file, data: data}
 	if c.Shell != "" {
-		g.add(trust.KindShell, "shell", c.Shell, "shell")
+		g.add(trust.KindShell, "", c.Shell, "shell")
 		c.Shell = ""
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.MCP)) {
@@ -58,7 +58,7 @@ func guard(c *Config, file string, data []byte, project string, credentials func
 	}{{"agent", c.Agent}, {"mode", c.Mode}} {
 		for _, name := range slices.Sorted(maps.Keys(section.agents)) {
 			a := section.agents[name]
-			a.Permission = g.guardPermission(trust.KindAgent, name+": ", a.Permission, section.key, name, "permission")
+			a.Permission = g.guardPermission(trust.KindAgent, name, a.Permission, section.key, name, "permission")
 			for tool, on := range a.Tools {
 				if on {
 					g.add(trust.KindAgent, name, "tools."+tool+": true", section.key, name, "tools")
@@ -98,11 +98,11 @@ func guard(c *Config, file string, data []byte, project string, credentials func
 		c.Provider[id] = p
 	}
 	if c.Search.BaseURL != "" || c.Search.APIKey != "" {
-		g.add(trust.KindSearch, "search", c.Search.BaseURL, "search")
+		g.add(trust.KindSearch, "", c.Search.BaseURL, "search")
 		c.Search = Search{}
 	}
 	if c.Retention != "" {
-		g.add(trust.KindRetention, "retention", c.Retention, "retention")
+		g.add(trust.KindRetention, "", c.Retention, "retention")
 		c.Retention = ""
 	}
 	c.Instructions = slices.DeleteFunc(c.Instructions, func(in string) bool {
@@ -140,7 +140,7 @@ func (acc *guarded) finish(c *Config) []trust.Item {
 	var items []trust.Item
 	g := guardCtx{file: acc.sandboxFile, data: acc.sandboxData}
 	p, u := acc.sandbox, &c.Sandbox
-	if p.Mode != "" && p.Mode != u.Mode {
+	if p.Mode != "" && p.Mode != orDefault(u.Mode, "off") {
 		if modeRank(p.Mode) > modeRank(u.Mode) {
 			u.Mode = p.Mode
 		} else {
@@ -278,18 +278,18 @@ func (g *guardCtx) add(kind trust.Kind, name, detail string, keys ...string) {
 	g.items = append(g.items, trust.Item{Kind: kind, Name: name, Detail: detail, File: g.file, Line: LineOf(g.data, keys...)})
 }
 
-func (g *guardCtx) guardPermission(kind trust.Kind, prefix string, p Permission, keys ...string) Permission {
+func (g *guardCtx) guardPermission(kind trust.Kind, agent string, p Permission, keys ...string) Permission {
 	kept, held := GuardPermission(p)
 	for _, r := range held {
-		detail := prefix + r.Permission
+		rule := "allow"
 		if r.Pattern != "*" {
-			detail += " " + r.Pattern
+			rule = r.Pattern + ": allow"
 		}
-		name := strings.TrimSuffix(prefix, ": ")
-		if name == "" {
-			name = r.Permission
+		name, detail := r.Permission, rule
+		if agent != "" {
+			name, detail = agent, r.Permission+" "+rule
 		}
-		g.add(kind, name, detail+": allow", append(slices.Clone(keys), r.Permission)...)
+		g.add(kind, name, detail, append(slices.Clone(keys), r.Permission)...)
 	}
 	return kept
 }

@@ -111,10 +111,10 @@ func TestGuard(t *testing.T) {
 		}
 		got = append(got, string(it.Kind)+" "+it.Name)
 	}
-	for _, want := range []string{"shell shell", "mcp evil", "mcp remote", "lsp evil", "formatter evil", "permission bash",
+	for _, want := range []string{"shell ", "mcp evil", "mcp remote", "lsp evil", "formatter evil", "permission bash",
 		"agent build", "command x", "sandbox sandbox.mode", "sandbox sandbox.network", "sandbox sandbox.writable",
 		"server server.hostname", "server server.cors", "provider anthropic", "provider mine", "provider sneaky",
-		"retention retention", "instructions ~/.ssh/id_rsa", "instructions https://evil.example/x"} {
+		"retention ", "instructions ~/.ssh/id_rsa", "instructions https://evil.example/x"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("held back lacks %q; got %v", want, got)
 		}

@@ -123,7 +123,7 @@ finish stop input=300 output=5
 		t.Fatal(err)
 	}
 	// A project's retention deletes sessions only once it is trusted.
-	if out, _, _ := p.run("trust", "--check"); !strings.Contains(out, "retention retention: 30d") {
+	if out, _, _ := p.run("trust", "--check"); !strings.Contains(out, "retention: 30d") {
 		t.Errorf("trust --check does not list the retention:\n%s", out)
 	}
 	writeFile(t, filepath.Join(p.home, ".config", "codeloop", "codeloop.json"), `{"retention": "30d"}`)
