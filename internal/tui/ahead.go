@@ -250,7 +250,7 @@ func detached(e entry) entry {
 func privateTheme(th theme) *theme {
 	switch r := th.md.(type) {
 	case *markdownText:
-		th.md = &markdownText{style: r.style}
+		th.md = &markdownText{style: r.style, tabs: r.tabs}
 	case plainText:
 	default:
 		return nil

@@ -21,7 +21,13 @@ var clock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // returns are not run.
 func testModel(t testing.TB, w, h int) *Model {
 	t.Helper()
-	m := New(context.Background(), Options{Now: func() time.Time { return clock }})
+	return testModelIn(t, "", w, h)
+}
+
+// testModelIn is testModel on the project in dir.
+func testModelIn(t testing.TB, dir string, w, h int) *Model {
+	t.Helper()
+	m := New(context.Background(), Options{Dir: dir, Now: func() time.Time { return clock }})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(loadedMsg{
 		agents: []client.Agent{{Name: "build", Mode: "primary"}, {Name: "plan", Mode: "primary"}, {Name: "explore", Mode: "subagent"}},

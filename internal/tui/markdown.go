@@ -22,6 +22,8 @@ type markdownText struct {
 	widths    [2]int
 	renderers [2]*glamour.TermRenderer
 	next      int
+	// tabs gives the tab width of a code block's language.
+	tabs tabStops
 }
 
 // newMarkdown returns the renderer for a dark or light background, or
@@ -92,7 +94,7 @@ func (md *markdownText) render(text string, width int, style func(string) string
 
 // renderBlock renders one block; plain text stands in if glamour fails.
 func (md *markdownText) renderBlock(block string, width int, style func(string) string) []string {
-	block = strings.TrimRight(block, "\n ")
+	block = expandCodeTabs(strings.TrimRight(block, "\n "), md.tabs)
 	if strings.TrimSpace(block) == "" {
 		return nil
 	}

@@ -31,6 +31,8 @@ type Model struct {
 	// auto) and darkBackground what the terminal reported.
 	themeChoice    string
 	darkBackground bool
+	// tabs are the tab widths of the project's .editorconfig.
+	tabs tabStops
 
 	sess     *client.Session
 	parents  []string // the sessions a sub-agent's session was opened from, innermost last
@@ -133,7 +135,8 @@ func New(ctx context.Context, opts Options) *Model {
 		m.now = time.Now
 	}
 	m.darkBackground = true
-	m.theme = newTheme(m.noColor, true)
+	m.tabs = loadTabStops(opts.Dir)
+	m.theme = newTheme(m.noColor, true).withTabs(m.tabs)
 	if opts.Model != "" {
 		if p, id, ok := strings.Cut(opts.Model, "/"); ok && p != "" && id != "" {
 			m.model = &client.ModelRef{ProviderID: p, ModelID: id}

@@ -30,6 +30,18 @@ type theme struct {
 	lineNo    lipgloss.Style // line numbers beside a diff
 	// md renders the model's Markdown.
 	md textRenderer
+	// tabs gives the tab width of the project's files.
+	tabs tabStops
+}
+
+// withTabs returns th with the project's tab widths, its Markdown
+// renderer's included.
+func (th theme) withTabs(ts tabStops) theme {
+	th.tabs = ts
+	if md, ok := th.md.(*markdownText); ok {
+		md.tabs = ts
+	}
+	return th
 }
 
 // newTheme returns the theme for a dark or light background, or the

@@ -143,9 +143,10 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 // shows it) and its output or error.
 func (e *toolEntry) details(width int, th *theme, st *client.ToolState, diffShown bool) []string {
 	var out []string
+	pt := plainText{tab: th.tabs.width(inputString(st, "filePath"))}
 	add := func(title, body string, style func(string) string) {
 		out = append(out, "   "+th.faint.Render(title))
-		for _, l := range (plainText{}).render(body, width-5, style) {
+		for _, l := range pt.render(body, width-5, style) {
 			out = append(out, "     "+l)
 		}
 	}
@@ -168,6 +169,14 @@ func (e *toolEntry) details(width int, th *theme, st *client.ToolState, diffShow
 		}
 	}
 	return out
+}
+
+// inputString is the string field k of a call's input, "" when absent.
+func inputString(st *client.ToolState, k string) string {
+	var in map[string]any
+	_ = json.Unmarshal(st.Input, &in)
+	s, _ := in[k].(string)
+	return s
 }
 
 // toolDiff is the diff of a file-changing call, "" for other calls.
