@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -268,6 +269,56 @@ func permChoices() []permChoice {
 	}
 }
 
+// choiceLabel is what a choice says for req: an "always" answer names
+// the patterns it approves from then on, and where that is kept.
+func choiceLabel(ch permChoice, req client.PermissionRequest) string {
+	if ch.reply != client.ReplyAlways {
+		return ch.label
+	}
+	pats := req.Always
+	if len(pats) == 0 {
+		pats = req.Patterns
+	}
+	label := ch.label + ": " + req.Permission + " " + strings.Join(pats, ", ")
+	switch ch.scope {
+	case client.ScopeSession:
+		label += " (kept with this session)"
+	case client.ScopeProject:
+		label += " (saved for this project)"
+	case client.ScopeGlobal:
+		label += " (saved for every project)"
+	}
+	return label
+}
+
+// callWorkdir is the directory a bash request's command runs in: its
+// call's workdir, else the project's.
+func (m *Model) callWorkdir(req client.PermissionRequest) string {
+	dir := m.opts.Dir
+	if req.Tool == nil {
+		return dir
+	}
+	for _, e := range m.tr.entries {
+		te, ok := e.(*toolEntry)
+		if !ok || te.part.CallID != req.Tool.CallID {
+			continue
+		}
+		if w := inputString(te.state(), "workdir"); w != "" {
+			if filepath.IsAbs(w) || dir == "" {
+				return w
+			}
+			return filepath.Join(dir, w)
+		}
+	}
+	return dir
+}
+
+// isCreation reports whether a file change's diff creates the file: its
+// one hunk starts from nothing.
+func isCreation(diff string) bool {
+	return strings.Count(diff, "\n@@ ") == 1 && strings.Contains(diff, "\n@@ -0,0 ")
+}
+
 func (m *Model) permKey(k tea.KeyPressMsg) tea.Cmd {
 	req := m.asks[0]
 	if m.perm.id != req.ID {
@@ -328,11 +379,24 @@ func (m *Model) permView(width, height int) []string {
 	th := &m.theme
 	var head []string
 	what := strings.Join(req.Patterns, ", ")
+	diff, _ := req.Metadata["diff"].(string)
 	switch req.Permission {
 	case "bash":
 		head = append(head, "Run "+what)
+		if d, _ := req.Metadata["description"].(string); d != "" {
+			head = append(head, th.faint.Render(d))
+		}
+		wd := relPath(m.opts.Dir, m.callWorkdir(req))
+		if wd == "." || wd == "" {
+			wd = "the project's directory"
+		}
+		head = append(head, th.faint.Render("in "+wd))
 	case "edit":
-		head = append(head, "Change "+what)
+		if isCreation(diff) {
+			head = append(head, "Create "+what)
+		} else {
+			head = append(head, "Change "+what)
+		}
 	case "external_directory":
 		head = append(head, "Reach outside the project: "+what)
 	default:
@@ -355,9 +419,10 @@ func (m *Model) permView(width, height int) []string {
 			sel = m.perm.sel
 		}
 		for i, ch := range permChoices() {
-			line := "  " + ch.label
+			label := choiceLabel(ch, req)
+			line := "  " + label
 			if i == sel {
-				line = th.selected.Render("› " + ch.label)
+				line = th.selected.Render("› " + label)
 			}
 			choices = append(choices, line)
 		}
@@ -367,7 +432,7 @@ func (m *Model) permView(width, height int) []string {
 		tail = append(tail, th.faint.Render(fmt.Sprintf("%d more waiting", len(m.asks)-1)))
 	}
 	// A file change shows its diff, as much as fits beside the choices.
-	if d, _ := req.Metadata["diff"].(string); d != "" && !m.perm.typing {
+	if d := diff; d != "" && !m.perm.typing {
 		ls := renderDiff(parseDiff(d), max(width-4, 1), width, th)
 		room := height - 2 - len(head) - len(choices) - len(tail) - 2
 		if len(ls) > room {

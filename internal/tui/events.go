@@ -146,7 +146,7 @@ func (m *Model) childEvent(cp *childProgress, e client.Event) {
 	}
 	cp.calls[pu.Part.ID] = pu.Part.State.Status
 	cp.current = pu.Part.Tool
-	if s := toolSummary(pu.Part.Tool, pu.Part.State); s != "" {
+	if s := toolSummary(pu.Part.Tool, pu.Part.State, m.opts.Dir); s != "" {
 		cp.current += " " + firstLine(s)
 	}
 	if te, ok := m.tr.find(m.childEntry[cp.sessionID]).(*toolEntry); ok {

@@ -136,7 +136,7 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.darkBackground = true
 	m.tabs = loadTabStops(opts.Dir)
-	m.theme = newTheme(m.noColor, true).withTabs(m.tabs)
+	m.theme = newTheme(m.noColor, true).withProject(m.opts.Dir, m.tabs)
 	if opts.Model != "" {
 		if p, id, ok := strings.Cut(opts.Model, "/"); ok && p != "" && id != "" {
 			m.model = &client.ModelRef{ProviderID: p, ModelID: id}

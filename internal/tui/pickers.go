@@ -124,7 +124,7 @@ func (m *Model) setTheme(name string) {
 	case "light":
 		dark = false
 	}
-	m.theme = newTheme(m.noColor || name == "plain", dark).withTabs(m.tabs)
+	m.theme = newTheme(m.noColor || name == "plain", dark).withProject(m.opts.Dir, m.tabs)
 	m.themeTag++
 	m.input.SetStyles(inputStyles(m.theme))
 }

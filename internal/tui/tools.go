@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -89,7 +88,7 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 		mark = th.accent.Render("▸")
 	}
 	head := mark + icon + " " + th.toolName.Render(e.part.Tool)
-	if s := toolSummary(e.part.Tool, st); s != "" {
+	if s := toolSummary(e.part.Tool, st, th.root); s != "" {
 		head += " " + th.faint.Render(firstLine(s))
 	}
 	diff := parseDiff(toolDiff(st))
@@ -217,7 +216,7 @@ func orNone(s string) string {
 
 // toolSummary is what a call's line says about it: the command, the file,
 // the pattern.
-func toolSummary(tool string, st *client.ToolState) string {
+func toolSummary(tool string, st *client.ToolState, root string) string {
 	var in map[string]any
 	_ = json.Unmarshal(st.Input, &in)
 	str := func(k string) string { s, _ := in[k].(string); return s }
@@ -228,7 +227,7 @@ func toolSummary(tool string, st *client.ToolState) string {
 		}
 	case "read", "edit", "write":
 		if p := str("filePath"); p != "" {
-			return filepath.Clean(p)
+			return relPath(root, p)
 		}
 	case "glob", "grep":
 		if p := str("pattern"); p != "" {

@@ -62,14 +62,15 @@ func (m *Model) View() tea.View {
 	out := make([]string, 0, m.height)
 	out = append(out, m.header())
 
+	// A dialog takes the bottom of the transcript's room: the transcript
+	// ends above it, so its newest lines stay in sight.
 	height := m.transcriptHeight()
-	body := m.tr.view(m.width, height, th, m.themeTag)
-	m.decorate(body, height)
-	if overlay := m.overlay(m.width, height); len(overlay) > 0 {
-		n := min(len(overlay), height)
-		body = append(body[:height-n:height-n], overlay[len(overlay)-n:]...)
-	}
+	overlay := m.overlay(m.width, height)
+	n := min(len(overlay), height)
+	body := m.tr.view(m.width, height-n, th, m.themeTag)
+	m.decorate(body, height-n)
 	out = append(out, body...)
+	out = append(out, overlay[len(overlay)-n:]...)
 
 	if bar := m.todoLine(); bar != "" {
 		out = append(out, bar)
