@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -25,6 +26,9 @@ type listDialog struct {
 	// names them.
 	actions map[string]func(m *Model, it listItem) tea.Cmd
 	hint    string
+	// page is how many lines of text the dialog showed last; sel is then
+	// the first one shown.
+	page int
 	// asking, when set, reads a line (a new title) for the item.
 	asking *lineQuestion
 }
@@ -77,6 +81,8 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 		switch k.String() {
 		case "esc":
 			d.asking = nil
+		case "ctrl+u":
+			q.value = ""
 		case "enter":
 			m.dialog = nil
 			return q.done(m, q.item, strings.TrimSpace(q.value))
@@ -106,7 +112,7 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 		if len(items) > 0 {
 			d.sel = (d.sel + 1) % len(items)
 		} else {
-			d.sel = min(d.sel+1, max(len(d.text)-1, 0))
+			d.sel = min(d.sel+1, max(len(d.text)-max(d.page, 1), 0))
 		}
 	case "enter":
 		if d.pick == nil {
@@ -119,8 +125,15 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "backspace":
 		if d.filter != "" {
-			d.filter = d.filter[:len(d.filter)-1]
+			_, n := utf8.DecodeLastRuneInString(d.filter)
+			d.filter = d.filter[:len(d.filter)-n]
 			d.sel = 0
+		}
+	case "ctrl+u":
+		d.filter, d.sel = "", 0
+	case "pgup", "pgdown", "home", "end":
+		if d.pick == nil {
+			d.sel = scrollText(d, k.String())
 		}
 	default:
 		if d.pick != nil && k.Text != "" {
@@ -329,6 +342,8 @@ func (m *Model) permKey(k tea.KeyPressMsg) tea.Cmd {
 		switch k.String() {
 		case "esc":
 			p.typing = false
+		case "ctrl+u":
+			p.message = ""
 		case "enter":
 			return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyReject, Message: strings.TrimSpace(p.message)})
 		case "backspace":
@@ -491,6 +506,9 @@ func (m *Model) listView(width, height int) []string {
 		body := fit([]string{q.label}, []string{"> " + q.value + "▏"}, 0, []string{th.faint.Render("Enter save · Esc back")}, height-2)
 		return frame(th, d.title, body, width)
 	}
+	if d.pick == nil && len(d.items) == 0 {
+		return frame(th, d.title, m.textPage(d, height-2), width)
+	}
 	choices = append(choices, d.text...)
 	sel := d.sel
 	for i, it := range d.shown() {
@@ -512,6 +530,38 @@ func (m *Model) listView(width, height int) []string {
 		hint = d.hint + " · " + hint
 	}
 	return frame(th, d.title, fit(head, choices, sel, []string{th.faint.Render(hint)}, height-2), width)
+}
+
+// textPage is the part of a page of text that fits in room lines, from
+// the line the dialog is scrolled to; when not all of it fits, the last
+// line says which lines show and how to scroll.
+func (m *Model) textPage(d *listDialog, room int) []string {
+	th := &m.theme
+	if len(d.text) <= room {
+		d.page, d.sel = room, 0
+		return d.text
+	}
+	page := max(room-1, 1)
+	d.page = page
+	d.sel = min(max(d.sel, 0), len(d.text)-page)
+	end := d.sel + page
+	out := append([]string(nil), d.text[d.sel:end]...)
+	return append(out, th.faint.Render(fmt.Sprintf("lines %d–%d of %d · ↑↓ PgUp PgDn scroll · Esc close", d.sel+1, end, len(d.text))))
+}
+
+// scrollText is the first line of a page of text after a page key.
+func scrollText(d *listDialog, key string) int {
+	page := max(d.page, 1)
+	last := max(len(d.text)-page, 0)
+	switch key {
+	case "pgup":
+		return max(d.sel-page, 0)
+	case "pgdown":
+		return min(d.sel+page, last)
+	case "home":
+		return 0
+	}
+	return last
 }
 
 // frame draws lines in a box of width cells with title on its top edge.

@@ -62,6 +62,12 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 	if !m.current(e.Session()) {
 		return nil
 	}
+	switch e.(type) {
+	case client.MessageUpdatedEvent, client.PartUpdatedEvent, client.PartDeltaEvent, client.SessionErrorEvent:
+		if !m.tr.follow {
+			m.newBelow = true
+		}
+	}
 	switch e := e.(type) {
 	case client.SessionUpdatedEvent:
 		s := e.Info

@@ -272,7 +272,20 @@ func (m *Model) slash(name, args string) tea.Cmd {
 				return m.notify("there is nothing to undo", true)
 			}
 			text := strings.Join(userEntryOf(last, m.msgs[last].parts).texts, "\n\n")
-			return m.call("undoing", "undone: your message is back in the editor", func(ctx context.Context, c client.Client) error {
+			ok := "undone: your message is back in the editor"
+			if text == "" {
+				// A !command: its message holds no text, its call the command.
+				if cmd := m.shellCommandAfter(last); cmd != "" {
+					text = "!" + cmd
+					ok = "undone: the command is back in the editor"
+				} else {
+					ok = "undone"
+				}
+			}
+			if m.input.Value() != "" {
+				ok = "undone"
+			}
+			return m.call("undoing", ok, func(ctx context.Context, c client.Client) error {
 				_, err := c.Revert(ctx, id, client.RevertInput{MessageID: last})
 				return err
 			}, func(m *Model) {
@@ -317,6 +330,23 @@ func onOff(what string, on bool) string {
 		return what + ": on"
 	}
 	return what + ": off"
+}
+
+// shellCommandAfter is the command of the bash call that follows the
+// user's message id, "" when none does.
+func (m *Model) shellCommandAfter(id string) string {
+	for _, e := range m.tr.entries {
+		if messageOf(e) <= id {
+			continue
+		}
+		if te, ok := e.(*toolEntry); ok && te.part.Tool == "bash" {
+			return inputString(te.state(), "command")
+		}
+		if _, ok := e.(*userEntry); ok {
+			break
+		}
+	}
+	return ""
 }
 
 // lastUserMessage is the id of the newest message of the user's.

@@ -170,6 +170,9 @@ finish stop input=3000 output=10
 		s := screen(m)
 		return strings.Contains(s, "undone") && !strings.Contains(s, "$ echo from the shell") && strings.Contains(s, "Written.")
 	})
+	if got := m.input.Value(); got != "!echo from the shell" {
+		t.Errorf("after undoing a shell command the editor holds %q", got)
+	}
 	m.input.Reset()
 	p.typed("/redo")
 	p.until("the redo", p.keys("esc", "enter"), shows("redone", "$ echo from the shell"))

@@ -48,6 +48,9 @@ type Model struct {
 	// revertFrom hides the messages from this id on: the session was
 	// reverted to before it.
 	revertFrom string
+	// newBelow says something came in below the view while the user had
+	// scrolled up; the rule says so.
+	newBelow bool
 	// lastCopy is the text of the newest copy, for OSC 52.
 	lastCopy string
 	// details shows every tool call expanded; thinking shows reasoning

@@ -123,7 +123,11 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 		}
 		indent([]string{th.faint.Render(truncate(line, inner))})
 	case e.part.Tool == "bash" && !e.expanded:
-		if ls := lastLines(bashOutput(st), foldedBashLines); len(ls) > 0 {
+		output := bashOutput(st)
+		if ls := lastLines(output, foldedBashLines); len(ls) > 0 {
+			if n := strings.Count(strings.TrimRight(output, "\n "), "\n") + 1; n > len(ls) {
+				out = append(out, "   "+th.faint.Render(truncate(fmt.Sprintf("… %d more lines above · Ctrl+O shows all", n-len(ls)), inner)))
+			}
 			for _, l := range ls {
 				out = append(out, "   "+th.code.Render(truncate(expandTabs(l), inner)))
 			}

@@ -75,9 +75,16 @@ func (m *Model) View() tea.View {
 	if bar := m.todoLine(); bar != "" {
 		out = append(out, bar)
 	}
+	if m.tr.follow {
+		m.newBelow = false
+	}
 	rule := strings.Repeat("─", m.width)
 	if !m.tr.follow {
-		rule = truncate("── newer messages below: PgDn "+rule, m.width)
+		label := "── newer messages below: PgDn "
+		if m.newBelow {
+			label = "── new output below: PgDn "
+		}
+		rule = label + strings.Repeat("─", max(m.width-cellWidth(label), 0))
 	}
 	out = append(out, th.faint.Render(rule))
 	inputTop := len(out)
@@ -172,6 +179,8 @@ func (m *Model) statusLine() string {
 	parts := []string{th.accent.Render(m.agent)}
 	if ref := m.modelName(); ref != "" {
 		parts = append(parts, ref)
+	} else if m.loaded {
+		parts = append(parts, th.bad.Render(noModel))
 	}
 	if pct, ok := m.contextPercent(); ok {
 		parts = append(parts, fmt.Sprintf("%d%% context", pct))
@@ -198,6 +207,9 @@ func (m *Model) statusLine() string {
 	}
 	return left
 }
+
+// noModel is what the status line says when no model can answer.
+const noModel = "no model: set a provider's API key or run codeloop auth login"
 
 // modelName is the model the next prompt goes to, as provider/model.
 func (m *Model) modelName() string {
