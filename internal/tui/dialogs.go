@@ -29,6 +29,12 @@ type listDialog struct {
 	// page is how many lines of text the dialog showed last; sel is then
 	// the first one shown.
 	page int
+	// fuzzy filters the items fuzzily, best match first, and draws
+	// their details (keys) flush right; matches caches the filter's
+	// result for matchesFor.
+	fuzzy      bool
+	matches    []listItem
+	matchesFor string
 	// asking, when set, reads a line (a new title) for the item.
 	asking *lineQuestion
 }
@@ -64,6 +70,12 @@ func (m *Model) listMsg(msg listMsg) tea.Cmd {
 func (d *listDialog) shown() []listItem {
 	if d.filter == "" {
 		return d.items
+	}
+	if d.fuzzy {
+		if d.matches == nil || d.matchesFor != d.filter {
+			d.matches, d.matchesFor = fuzzyItems(d.items, d.filter), d.filter
+		}
+		return d.matches
 	}
 	f := strings.ToLower(d.filter)
 	var out []listItem
@@ -250,6 +262,8 @@ func helpDialog(m *Model) *listDialog {
 		"Ctrl+S              select messages (↑ ↓, Shift+↑ ↓, Space; y copies)",
 		"!command            run a shell command",
 		"Ctrl+C              clear the input; quit when it is empty",
+		"Ctrl+P              the command palette: every action with its keys",
+		"Ctrl+X, then a key  the leader keys (/keybinds lists them all)",
 		"",
 	}
 	for _, c := range append(builtinCommands(), m.commands...) {
@@ -512,12 +526,18 @@ func (m *Model) listView(width, height int) []string {
 	choices = append(choices, d.text...)
 	sel := d.sel
 	for i, it := range d.shown() {
-		line := "  " + it.label
-		if it.detail != "" {
-			line += "  " + th.faint.Render(it.detail)
+		label, detail := it.label, it.detail
+		if d.fuzzy && detail != "" {
+			// The keys flush right.
+			room := max(width-4-2-cellWidth(detail)-2, 1)
+			label = padRight(truncate(label, room), room)
+		}
+		line := "  " + label
+		if detail != "" {
+			line += "  " + th.faint.Render(detail)
 		}
 		if i == d.sel {
-			line = th.selected.Render("› " + it.label + "  " + it.detail)
+			line = th.selected.Render(padRight("› "+label+"  "+detail, width-4))
 		}
 		choices = append(choices, line)
 	}

@@ -232,6 +232,7 @@ func (m *Model) applyPart(p client.Part) {
 			}
 			e.child, m.childEntry[id] = m.children[id], key
 		}
+		m.noteChanges(key, p)
 		if p.Tool == "todowrite" && p.State != nil && p.State.Status == client.ToolCompleted {
 			m.todos = todosOf(p.State)
 		}

@@ -41,6 +41,13 @@ type Model struct {
 	selected string // key of the selected tool call, "" for none
 	usage    usage  // the newest answer's tokens and model
 	todos    []client.Todo
+	// changes are the files each completed call changed, by the call's
+	// key; changedList sums them, nil until needed again.
+	changes     map[string][]fileCount
+	changedList []fileCount
+	// sidebarPref is 1 when the sidebar was asked for, -1 when hidden, 0
+	// for the default (shown on wide terminals).
+	sidebarPref int
 	// children follows the sessions of the sub-agents that task calls
 	// run, by session id; childEntry is the key of each one's call.
 	children   map[string]*childProgress
@@ -92,8 +99,12 @@ type Model struct {
 	perm      permDialog
 	quest     questionDialog
 
-	events   client.Events
-	toast    toast
+	events client.Events
+	toast  toast
+	// keys are the keybinds in force; leaderOn is the sequence of the
+	// leader press that waits for its second key, 0 when none.
+	keys     keymap
+	leaderOn int
 	escArmed int // the sequence of the Esc press that arms an interrupt, 0 when none
 	seq      int // sequence of timed things (toasts, Esc presses)
 	sessErr  int // numbers session errors, for their keys
@@ -131,7 +142,7 @@ type toast struct {
 func New(ctx context.Context, opts Options) *Model {
 	m := &Model{
 		c: opts.Client, ctx: ctx, opts: opts, now: opts.Now,
-		noColor: opts.NoColor, msgs: map[string]*msgState{}, tr: newTranscript(),
+		noColor: opts.NoColor, msgs: map[string]*msgState{}, tr: newTranscript(), changes: map[string][]fileCount{},
 		agent: opts.Agent, children: map[string]*childProgress{}, childEntry: map[string]string{},
 	}
 	if m.now == nil {
@@ -139,6 +150,7 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.darkBackground = true
 	m.tabs = loadTabStops(opts.Dir)
+	m.keys = newKeymap(opts.Keybinds)
 	m.theme = newTheme(m.noColor, true).withProject(m.opts.Dir, m.tabs)
 	if opts.Model != "" {
 		if p, id, ok := strings.Cut(opts.Model, "/"); ok && p != "" && id != "" {
@@ -247,6 +259,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq == m.escArmed {
 			m.escArmed = 0
 		}
+		if msg.seq == m.leaderOn {
+			m.leaderOn = 0
+		}
 		return m, nil
 	}
 	return m, nil
@@ -275,6 +290,13 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	for _, err := range msg.errs {
 		cmds = append(cmds, m.failed("starting", err))
 	}
+	if p := m.keys.problems; len(p) > 0 {
+		text := "keybinds: " + p[0]
+		if len(p) > 1 {
+			text += fmt.Sprintf(" (and %d more)", len(p)-1)
+		}
+		cmds = append(cmds, m.notifyFor(text+"; /keybinds lists them", true, 10*time.Second))
+	}
 	if m.opts.Prompt != "" {
 		cmds = append(cmds, m.submit(m.opts.Prompt))
 	}
@@ -302,6 +324,7 @@ func (m *Model) openSession(sess client.Session, msgs []client.Message) {
 	m.selected = ""
 	m.usage = usage{}
 	m.todos = nil
+	m.changes, m.changedList = map[string][]fileCount{}, nil
 	m.revertFrom = revertPoint(sess.Revert)
 	m.older, m.loadingOlder = len(msgs) >= pageMessages, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
@@ -356,6 +379,7 @@ func (m *Model) newSession() {
 	m.selected = ""
 	m.usage = usage{}
 	m.todos, m.revertFrom = nil, ""
+	m.changes, m.changedList = map[string][]fileCount{}, nil
 	m.older, m.loadingOlder = false, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	m.spinTag++
@@ -371,12 +395,17 @@ func (m *Model) getenv(k string) string {
 
 // notify shows a toast, its first line, for a few seconds.
 func (m *Model) notify(text string, bad bool) tea.Cmd {
+	return m.notifyFor(text, bad, 4*time.Second)
+}
+
+// notifyFor shows a toast, its first line, for d.
+func (m *Model) notifyFor(text string, bad bool, d time.Duration) tea.Cmd {
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
 		text = text[:i]
 	}
 	m.seq++
 	m.toast = toast{text: text, bad: bad, seq: m.seq}
-	return expireAfter(m.seq, 4*time.Second)
+	return expireAfter(m.seq, d)
 }
 
 // failed shows an error; an operation the client does not support says

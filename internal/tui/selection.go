@@ -110,7 +110,7 @@ func (m *Model) toggleMark() {
 func (m *Model) revealMessage(id string) tea.Cmd {
 	for i, e := range m.tr.entries {
 		if messageOf(e) == id {
-			m.tr.reveal(i, 0, m.width, m.transcriptHeight(), &m.theme, m.themeTag)
+			m.tr.reveal(i, 0, m.trWidth(), m.transcriptHeight(), &m.theme, m.themeTag)
 			break
 		}
 	}

@@ -67,8 +67,12 @@ func (m *Model) View() tea.View {
 	height := m.transcriptHeight()
 	overlay := m.overlay(m.width, height)
 	n := min(len(overlay), height)
-	body := m.tr.view(m.width, height-n, th, m.themeTag)
+	trW := m.trWidth()
+	body := m.tr.view(trW, height-n, th, m.themeTag)
 	m.decorate(body, height-n)
+	if trW < m.width {
+		body = besideSidebar(body, m.sidebar(height-n), trW, th)
+	}
 	out = append(out, body...)
 	out = append(out, overlay[len(overlay)-n:]...)
 
