@@ -29,6 +29,10 @@ type listDialog struct {
 	// page is how many lines of text the dialog showed last; sel is then
 	// the first one shown.
 	page int
+	// preview, when set, runs on the item the selection moves to, and
+	// cancel when the dialog is closed without a choice.
+	preview func(m *Model, it listItem)
+	cancel  func(m *Model)
 	// fuzzy filters the items fuzzily, best match first, and draws
 	// their details (keys) flush right; matches caches the filter's
 	// result for matchesFor.
@@ -111,9 +115,21 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	if act := d.actions[k.String()]; act != nil && d.sel < len(items) {
 		return act(m, items[d.sel])
 	}
+	if d.preview != nil {
+		defer func() {
+			if m.dialog == d {
+				if shown := d.shown(); d.sel < len(shown) {
+					d.preview(m, shown[d.sel])
+				}
+			}
+		}()
+	}
 	switch k.String() {
 	case "esc", "ctrl+c":
 		m.dialog = nil
+		if d.cancel != nil {
+			d.cancel(m)
+		}
 	case "up", "ctrl+p":
 		if len(items) > 0 {
 			d.sel = (d.sel - 1 + len(items)) % len(items)

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+	"image/color"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -270,4 +272,40 @@ func tableCells(row string) []string {
 		}
 	}
 	return append(cells, strings.TrimSpace(row[start:]))
+}
+
+// recolor takes the Markdown's colours from a theme file's: the text,
+// headings, inline code, links and quotes.
+func (md *markdownText) recolor(cs map[string]color.Color) {
+	hex := func(keys ...string) *string {
+		for _, k := range keys {
+			if c, ok := cs[k]; ok {
+				r, g, b, _ := c.RGBA()
+				s := fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+				return &s
+			}
+		}
+		return nil
+	}
+	st := &md.style
+	set := func(p *gansi.StylePrimitive, keys ...string) {
+		if c := hex(keys...); c != nil {
+			p.Color = c
+		}
+	}
+	set(&st.Document.StylePrimitive, "markdownText", "text")
+	set(&st.Paragraph.StylePrimitive, "markdownText", "text")
+	set(&st.Heading.StylePrimitive, "markdownHeading", "primary")
+	for _, h := range []*gansi.StyleBlock{&st.H1, &st.H2, &st.H3, &st.H4, &st.H5, &st.H6} {
+		set(&h.StylePrimitive, "markdownHeading", "primary")
+	}
+	set(&st.Code.StylePrimitive, "markdownCode", "accent")
+	set(&st.Link, "markdownLink", "info")
+	set(&st.LinkText, "markdownLinkText", "primary")
+	set(&st.BlockQuote.StylePrimitive, "markdownBlockQuote", "textMuted")
+	set(&st.Item, "markdownListItem", "text")
+	set(&st.Enumeration, "markdownListEnumeration", "text")
+	set(&st.Emph, "markdownEmph")
+	set(&st.Strong, "markdownStrong")
+	md.widths, md.renderers = [4]int{}, [4]*glamour.TermRenderer{}
 }

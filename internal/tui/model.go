@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ type Model struct {
 	darkBackground bool
 	// tabs are the tab widths of the project's .editorconfig.
 	tabs tabStops
+	// themes are the themes of theme files, built-in ones included;
+	// themeProblems what was wrong with the files or the theme asked for.
+	themes        map[string]colorTheme
+	themeProblems []string
 
 	sess     *client.Session
 	parents  []string // the sessions a sub-agent's session was opened from, innermost last
@@ -158,8 +163,17 @@ func New(ctx context.Context, opts Options) *Model {
 		}
 	}
 	m.input = newInput(m.theme)
+	configHome := m.getenv("XDG_CONFIG_HOME")
+	if home := m.getenv("HOME"); configHome == "" && home != "" {
+		configHome = filepath.Join(home, ".config")
+	}
+	m.themes, m.themeProblems = loadThemes(configHome, opts.Dir)
 	if opts.Theme != "" && opts.Theme != "auto" {
-		m.setTheme(opts.Theme)
+		if _, fixed := fixedThemes[opts.Theme]; !fixed && m.themes[opts.Theme].name == "" {
+			m.themeProblems = append(m.themeProblems, fmt.Sprintf("no theme is named %q; using the default", opts.Theme))
+		} else {
+			m.setTheme(opts.Theme)
+		}
 	}
 	m.hist = loadHistory(opts.HistoryFile)
 	return m
@@ -290,17 +304,36 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	for _, err := range msg.errs {
 		cmds = append(cmds, m.failed("starting", err))
 	}
-	if p := m.keys.problems; len(p) > 0 {
-		text := "keybinds: " + p[0]
-		if len(p) > 1 {
-			text += fmt.Sprintf(" (and %d more)", len(p)-1)
-		}
-		cmds = append(cmds, m.notifyFor(text+"; /keybinds lists them", true, 10*time.Second))
+	if text := startProblems(m.themeProblems, m.keys.problems); text != "" {
+		cmds = append(cmds, m.notifyFor(text, true, 10*time.Second))
 	}
 	if m.opts.Prompt != "" {
 		cmds = append(cmds, m.submit(m.opts.Prompt))
 	}
 	return tea.Batch(cmds...)
+}
+
+// startProblems says on one line what was wrong with the theme files
+// and the keybinds, "" when nothing was.
+func startProblems(themes, keys []string) string {
+	var parts []string
+	for _, p := range []struct {
+		what string
+		list []string
+	}{{"theme", themes}, {"keybinds", keys}} {
+		if len(p.list) == 0 {
+			continue
+		}
+		text := p.what + ": " + p.list[0]
+		if len(p.list) > 1 {
+			text += fmt.Sprintf(" (and %d more)", len(p.list)-1)
+		}
+		if p.what == "keybinds" {
+			text += "; /keybinds lists them"
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // defaultAgent is the session's agent, else the first primary agent.
