@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
 )
@@ -37,6 +38,8 @@ var moreGoldens = []struct {
 	{"sidebar", 200, 60, sidebarSession},
 	{"sidebar", 120, 35, sidebarSession},
 	{"sidebar-toggled", 120, 35, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+x"), keyPress("b")) }},
+	{"start", 80, 24, startScreen},
+	{"start", 120, 35, startScreen},
 	{"palette", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")) }},
 	{"palette-filtered", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")); send(m, typedKeys("sess")...) }},
 }
@@ -66,5 +69,15 @@ func TestMoreGoldenFrames(t *testing.T) {
 				t.Errorf("frame differs from %s (run with -update to accept it)\ngot:\n%s\nwant:\n%s", path, got, want)
 			}
 		})
+	}
+}
+
+// startScreen is the view before a session opens, in a project with
+// sessions.
+func startScreen(m *Model) {
+	m.opts.Version = "1.4.2"
+	m.recent = []client.Session{
+		{ID: "ses_2", Title: "Fix the greeting", Time: client.SessionTime{Updated: clock.Add(-2 * time.Hour).UnixMilli()}},
+		{ID: "ses_1", Title: "Add a farewell", Time: client.SessionTime{Updated: clock.Add(-50 * time.Hour).UnixMilli()}},
 	}
 }

@@ -110,6 +110,8 @@ type Model struct {
 	// leader press that waits for its second key, 0 when none.
 	keys     keymap
 	leaderOn int
+	// recent are the project's newest sessions, for the start screen.
+	recent   []client.Session
 	escArmed int // the sequence of the Esc press that arms an interrupt, 0 when none
 	seq      int // sequence of timed things (toasts, Esc presses)
 	sessErr  int // numbers session errors, for their keys
@@ -287,6 +289,7 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	m.events = msg.events
 	m.agents, m.catalog, m.commands = msg.agents, msg.catalog, msg.commands
 	m.asks, m.questions = msg.asks, msg.questions
+	m.recent = msg.recent
 	if m.agent == "" {
 		m.agent = m.defaultAgent()
 	}

@@ -70,6 +70,9 @@ func (m *Model) View() tea.View {
 	trW := m.trWidth()
 	body := m.tr.view(trW, height-n, th, m.themeTag)
 	m.decorate(body, height-n)
+	if m.sess == nil && len(m.tr.entries) == 0 {
+		body = m.startScreen(trW, height-n)
+	}
 	if trW < m.width {
 		body = besideSidebar(body, m.sidebar(height-n), trW, th)
 	}
