@@ -201,7 +201,7 @@ func tailCells(s string, w int) string {
 }
 
 // besideSidebar puts the sidebar's lines to the right of the
-// transcript's.
+// transcript's; each line comes out exactly trW+sidebarWidth cells wide.
 func besideSidebar(body, side []string, trW int, th *theme) []string {
 	bar := th.faint.Render("│") + " "
 	for i := range body {
@@ -209,7 +209,13 @@ func besideSidebar(body, side []string, trW int, th *theme) []string {
 		if i < len(side) {
 			s = side[i]
 		}
-		body[i] = padRight(truncate(body[i], trW), trW) + bar + s
+		l := body[i]
+		w := cellWidth(l)
+		if w > trW {
+			l = truncate(l, trW)
+			w = cellWidth(l)
+		}
+		body[i] = l + strings.Repeat(" ", max(trW-w, 0)) + bar + s
 	}
 	return body
 }

@@ -73,8 +73,11 @@ func (m *Model) View() tea.View {
 	if m.sess == nil && len(m.tr.entries) == 0 {
 		body = m.startScreen(trW, height-n)
 	}
+	// Lines beside the sidebar are made exactly as wide as the screen.
+	exact := -1
 	if trW < m.width {
 		body = besideSidebar(body, m.sidebar(height-n), trW, th)
+		exact = len(out) + len(body)
 	}
 	out = append(out, body...)
 	out = append(out, overlay[len(overlay)-n:]...)
@@ -116,6 +119,9 @@ func (m *Model) View() tea.View {
 		out = append(out, m.statusLine())
 	}
 	for i, l := range out {
+		if i > 0 && i < exact {
+			continue
+		}
 		out[i] = truncate(l, m.width)
 	}
 	v.SetContent(strings.Join(out, "\n"))
