@@ -35,7 +35,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	default:
 		return nil
 	}
-	if mo.Button != tea.MouseLeft || m.dialog != nil || len(m.asks) > 0 || len(m.questions) > 0 {
+	if mo.Button != tea.MouseLeft || m.dialog != nil || len(m.asks) > 0 || len(m.questions) > 0 || mo.X >= m.trWidth() {
 		return nil
 	}
 	// The transcript starts under the header line.
