@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,34 @@ func TestPalette(t *testing.T) {
 	send(m, keyPress("enter"))
 	if got := m.input.Value(); got != "/greet " {
 		t.Errorf("a command with arguments put %q in the editor", got)
+	}
+}
+
+// TestOpenCodeTUIJSON: the keybinds of OpenCode's tui.json files (the
+// user's, then the project's) are honoured, codeloop's config over them;
+// a broken file is reported.
+func TestOpenCodeTUIJSON(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "opencode", "tui.json"), `{
+  // OpenCode's interface settings
+  "$schema": "https://opencode.ai/tui.json",
+  "keybinds": {"leader": "ctrl+a", "session_new": "<leader>k", "model_list": "<leader>j", "theme_list": false,},
+}`)
+	writeFile(t, filepath.Join(dir, ".opencode", "tui.json"), `{"keybinds": {"model_list": "<leader>o"}}`)
+	env := map[string]string{"XDG_CONFIG_HOME": home}
+	m := New(context.Background(), Options{Dir: dir, Keybinds: map[string]string{"session_list": "<leader>s"},
+		Getenv: func(k string) string { return env[k] }})
+	for id, want := range map[string]string{"session_new": "ctrl+a k", "model_list": "ctrl+a o", "session_list": "ctrl+a s", "theme_list": ""} {
+		if got := m.keys.keysOf(id); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+	if len(m.keys.problems) > 0 {
+		t.Errorf("problems: %q", m.keys.problems)
+	}
+	writeFile(t, filepath.Join(dir, ".opencode", "tui.json"), `{"keybinds": `)
+	m = New(context.Background(), Options{Dir: dir, Getenv: func(k string) string { return env[k] }})
+	if len(m.keys.problems) != 1 || !strings.Contains(m.keys.problems[0], "tui.json") {
+		t.Errorf("problems: %q", m.keys.problems)
 	}
 }

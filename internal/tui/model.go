@@ -157,7 +157,7 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.darkBackground = true
 	m.tabs = loadTabStops(opts.Dir)
-	m.keys = newKeymap(opts.Keybinds)
+
 	m.theme = newTheme(m.noColor, true).withProject(m.opts.Dir, m.tabs)
 	if opts.Model != "" {
 		if p, id, ok := strings.Cut(opts.Model, "/"); ok && p != "" && id != "" {
@@ -170,6 +170,13 @@ func New(ctx context.Context, opts Options) *Model {
 		configHome = filepath.Join(home, ".config")
 	}
 	m.themes, m.themeProblems = loadThemes(configHome, opts.Dir)
+	// OpenCode's tui.json files first, codeloop's config over them.
+	binds, bindProblems := openCodeKeybinds(configHome, opts.Dir)
+	for k, v := range opts.Keybinds {
+		binds[k] = v
+	}
+	m.keys = newKeymap(binds)
+	m.keys.problems = append(bindProblems, m.keys.problems...)
 	if opts.Theme != "" && opts.Theme != "auto" {
 		if _, fixed := fixedThemes[opts.Theme]; !fixed && m.themes[opts.Theme].name == "" {
 			m.themeProblems = append(m.themeProblems, fmt.Sprintf("no theme is named %q; using the default", opts.Theme))
