@@ -61,8 +61,8 @@ func newServeCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.port, "port", defaultPort, "port to listen on; 0 picks a free one (default: the config's server.port, 4096)")
-	f.StringVar(&o.hostname, "hostname", "127.0.0.1", "address to listen on (default: the config's server.hostname, 127.0.0.1)")
+	f.IntVar(&o.port, "port", defaultPort, "port to listen on, when the config's server.port does not say; 0 picks a free one")
+	f.StringVar(&o.hostname, "hostname", "127.0.0.1", "address to listen on, when the config's server.hostname does not say")
 	f.StringVar(&o.socket, "socket", "", "listen on this Unix socket instead of a port")
 	f.StringVar(&o.token, "token", "", "the token requests must carry (default: $"+tokenEnv+", else a random one)")
 	f.StringArrayVar(&o.cors, "cors", nil, "a browser origin allowed to call the server, as https://host[:port] (repeatable; adds to the config's server.cors)")

@@ -160,3 +160,21 @@ func TestServerState(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// TestServeHelpDefaults: serve --help names each flag's default once.
+func TestServeHelpDefaults(t *testing.T) {
+	code, out, _ := runCLI(t, "", "serve", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := strings.Count(l, "default"); n > 1 {
+			t.Errorf("a default named %d times: %q", n, l)
+		}
+	}
+	for _, want := range []string{"(default 4096)", `(default "127.0.0.1")`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in:\n%s", want, out)
+		}
+	}
+}

@@ -126,6 +126,7 @@ func (e *env) openTUI(ctx context.Context, c client.Client, o tuiOptions) error 
 		NoColor: e.getenv("NO_COLOR") != "", CrashDir: e.dirs.Log(), Version: Version,
 		Dir: o.dir, HistoryFile: filepath.Join(e.dirs.State, "prompt-history.jsonl"), Getenv: e.getenv,
 		Theme: string(o.settings.Theme), NoMouse: !o.settings.MouseOn(), ScrollbackOnExit: o.settings.ScrollbackOnExitOn(),
+		Keybinds: o.settings.Keybinds,
 	})
 	var crash *tui.CrashError
 	switch {

@@ -335,6 +335,9 @@ type TUI struct {
 	ScrollSpeed      json.RawMessage `json:"scroll_speed,omitempty" jsonschema:"OpenCode's; accepted and ignored"`
 	ScrollAccel      json.RawMessage `json:"scroll_acceleration,omitempty" jsonschema:"OpenCode's; accepted and ignored"`
 	DiffStyle        json.RawMessage `json:"diff_style,omitempty" jsonschema:"OpenCode's; accepted and ignored"`
+
+	// Keybinds are OpenCode's keybinds, honoured by the interface.
+	Keybinds map[string]string `json:"keybinds,omitempty" jsonschema:"keys of the interface's actions, as OpenCode's keybinds: an action's name to its comma-separated keys (<leader>n, ctrl+p, none); leader sets the leader key (see docs/tui.md)"`
 }
 
 // Theme names the interface's colours: one of ThemeNames, or empty for

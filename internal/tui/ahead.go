@@ -66,13 +66,13 @@ type renderedMsg struct{ job *renderJob }
 func (m *Model) renderAround() tea.Cmd {
 	a := &m.ahead
 	if j := a.job; j != nil {
-		if m.current(j.sessionID) && j.width == m.width && j.tag == m.themeTag {
+		if m.current(j.sessionID) && j.width == m.trWidth() && j.tag == m.themeTag {
 			return nil
 		}
 		// The view changed under the job: its lines would be of no use.
 		m.stopRendering()
 	}
-	if m.sess == nil || m.width <= 0 || len(m.tr.entries) == 0 {
+	if m.sess == nil || m.trWidth() <= 0 || len(m.tr.entries) == 0 {
 		return nil
 	}
 	first := m.firstShown()
@@ -87,7 +87,7 @@ func (m *Model) renderAround() tea.Cmd {
 		if c == nil {
 			return true
 		}
-		if _, ok := c.get(m.width, m.themeTag); ok {
+		if _, ok := c.get(m.trWidth(), m.themeTag); ok {
 			return true
 		}
 		cp := detached(e)
@@ -130,7 +130,7 @@ func (m *Model) renderAround() tea.Cmd {
 	}
 	a.th, a.thTag = nil, m.themeTag
 	ctx, cancel := context.WithCancel(m.ctx)
-	j := &renderJob{sessionID: m.sess.ID, width: m.width, tag: m.themeTag, th: th, items: items}
+	j := &renderJob{sessionID: m.sess.ID, width: m.trWidth(), tag: m.themeTag, th: th, items: items}
 	a.job, a.cancel = j, cancel
 	return func() tea.Msg {
 		defer cancel()
@@ -162,7 +162,7 @@ func (m *Model) rendered(msg renderedMsg) tea.Cmd {
 	if j.tag == a.thTag {
 		a.th = j.th
 	}
-	if !m.current(j.sessionID) || j.width != m.width || j.tag != m.themeTag {
+	if !m.current(j.sessionID) || j.width != m.trWidth() || j.tag != m.themeTag {
 		return m.renderAround()
 	}
 	for _, it := range j.items {
@@ -193,7 +193,7 @@ func (m *Model) firstShown() int {
 	if !m.tr.follow {
 		return min(m.tr.top.entry, len(m.tr.entries)-1)
 	}
-	return m.tr.bottomTop(m.width, m.transcriptHeight(), &m.theme, m.themeTag).entry
+	return m.tr.bottomTop(m.trWidth(), m.transcriptHeight(), &m.theme, m.themeTag).entry
 }
 
 // renderCacheOf is the render cache of e, nil for an entry of a kind the
@@ -250,7 +250,7 @@ func detached(e entry) entry {
 func privateTheme(th theme) *theme {
 	switch r := th.md.(type) {
 	case *markdownText:
-		th.md = &markdownText{style: r.style}
+		th.md = &markdownText{style: r.style, tabs: r.tabs}
 	case plainText:
 	default:
 		return nil

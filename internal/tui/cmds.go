@@ -23,7 +23,8 @@ type (
 		commands  []client.Command
 		asks      []client.PermissionRequest
 		questions []client.QuestionRequest
-		errs      []error // what could not be loaded; the view works without it
+		recent    []client.Session // the project's newest sessions, for the start screen
+		errs      []error          // what could not be loaded; the view works without it
 	}
 	// eventsMsg is a burst of events read at once.
 	eventsMsg []client.Event
@@ -106,6 +107,9 @@ func (m *Model) load() tea.Cmd {
 		}
 		if out.commands, err = c.Commands(ctx); err != nil {
 			fail(err)
+		}
+		if sess == nil {
+			out.recent, _ = c.ListSessions(ctx, client.ListSessionsOptions{Roots: true, Limit: recentSessions})
 		}
 		out.asks, _ = c.Permissions(ctx)
 		out.questions, _ = c.Questions(ctx)

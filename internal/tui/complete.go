@@ -141,6 +141,7 @@ func builtinCommands() []client.Command {
 		{Name: "compact", Description: "summarise the session to free the context"},
 		{Name: "undo", Description: "undo the last message and its file changes"},
 		{Name: "redo", Description: "bring back what undo removed"},
+		{Name: "keybinds", Description: "list the keys in force"},
 		{Name: "help", Description: "show keys and commands"},
 		{Name: "exit", Description: "quit codeloop"},
 	}

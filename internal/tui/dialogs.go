@@ -1,10 +1,10 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -24,6 +24,19 @@ type listDialog struct {
 	// names them.
 	actions map[string]func(m *Model, it listItem) tea.Cmd
 	hint    string
+	// page is how many lines of text the dialog showed last; sel is then
+	// the first one shown.
+	page int
+	// preview, when set, runs on the item the selection moves to, and
+	// cancel when the dialog is closed without a choice.
+	preview func(m *Model, it listItem)
+	cancel  func(m *Model)
+	// fuzzy filters the items fuzzily, best match first, and draws
+	// their details (keys) flush right; matches caches the filter's
+	// result for matchesFor.
+	fuzzy      bool
+	matches    []listItem
+	matchesFor string
 	// asking, when set, reads a line (a new title) for the item.
 	asking *lineQuestion
 }
@@ -60,6 +73,12 @@ func (d *listDialog) shown() []listItem {
 	if d.filter == "" {
 		return d.items
 	}
+	if d.fuzzy {
+		if d.matches == nil || d.matchesFor != d.filter {
+			d.matches, d.matchesFor = fuzzyItems(d.items, d.filter), d.filter
+		}
+		return d.matches
+	}
 	f := strings.ToLower(d.filter)
 	var out []listItem
 	for _, it := range d.items {
@@ -76,6 +95,8 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 		switch k.String() {
 		case "esc":
 			d.asking = nil
+		case "ctrl+u":
+			q.value = ""
 		case "enter":
 			m.dialog = nil
 			return q.done(m, q.item, strings.TrimSpace(q.value))
@@ -92,9 +113,21 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	if act := d.actions[k.String()]; act != nil && d.sel < len(items) {
 		return act(m, items[d.sel])
 	}
+	if d.preview != nil {
+		defer func() {
+			if m.dialog == d {
+				if shown := d.shown(); d.sel < len(shown) {
+					d.preview(m, shown[d.sel])
+				}
+			}
+		}()
+	}
 	switch k.String() {
 	case "esc", "ctrl+c":
 		m.dialog = nil
+		if d.cancel != nil {
+			d.cancel(m)
+		}
 	case "up", "ctrl+p":
 		if len(items) > 0 {
 			d.sel = (d.sel - 1 + len(items)) % len(items)
@@ -105,7 +138,7 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 		if len(items) > 0 {
 			d.sel = (d.sel + 1) % len(items)
 		} else {
-			d.sel = min(d.sel+1, max(len(d.text)-1, 0))
+			d.sel = min(d.sel+1, max(len(d.text)-max(d.page, 1), 0))
 		}
 	case "enter":
 		if d.pick == nil {
@@ -118,8 +151,15 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "backspace":
 		if d.filter != "" {
-			d.filter = d.filter[:len(d.filter)-1]
+			_, n := utf8.DecodeLastRuneInString(d.filter)
+			d.filter = d.filter[:len(d.filter)-n]
 			d.sel = 0
+		}
+	case "ctrl+u":
+		d.filter, d.sel = "", 0
+	case "pgup", "pgdown", "home", "end":
+		if d.pick == nil {
+			d.sel = scrollText(d, k.String())
 		}
 	default:
 		if d.pick != nil && k.Text != "" {
@@ -236,154 +276,14 @@ func helpDialog(m *Model) *listDialog {
 		"Ctrl+S              select messages (↑ ↓, Shift+↑ ↓, Space; y copies)",
 		"!command            run a shell command",
 		"Ctrl+C              clear the input; quit when it is empty",
+		"Ctrl+P              the command palette: every action with its keys",
+		"Ctrl+X, then a key  the leader keys (/keybinds lists them all)",
 		"",
 	}
 	for _, c := range append(builtinCommands(), m.commands...) {
 		text = append(text, fmt.Sprintf("/%-18s %s", c.Name, c.Description))
 	}
 	return &listDialog{title: "Help", text: text}
-}
-
-// permDialog is the state of the permission dialog for the first pending
-// request.
-type permDialog struct {
-	id      string
-	sel     int
-	typing  bool // typing the message of a rejection
-	message string
-}
-
-// permChoice is an answer the permission dialog offers.
-type permChoice struct{ label, reply, scope string }
-
-// permChoices() are the answers the dialog offers, in order.
-func permChoices() []permChoice {
-	return []permChoice{
-		{"Allow once", client.ReplyOnce, ""},
-		{"Allow always in this session", client.ReplyAlways, client.ScopeSession},
-		{"Allow always in this project", client.ReplyAlways, client.ScopeProject},
-		{"Allow always everywhere", client.ReplyAlways, client.ScopeGlobal},
-		{"Reject", client.ReplyReject, ""},
-		{"Reject and tell the model what to do instead", client.ReplyReject, ""},
-	}
-}
-
-func (m *Model) permKey(k tea.KeyPressMsg) tea.Cmd {
-	req := m.asks[0]
-	if m.perm.id != req.ID {
-		m.perm = permDialog{id: req.ID}
-	}
-	p := &m.perm
-	if p.typing {
-		switch k.String() {
-		case "esc":
-			p.typing = false
-		case "enter":
-			return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyReject, Message: strings.TrimSpace(p.message)})
-		case "backspace":
-			if r := []rune(p.message); len(r) > 0 {
-				p.message = string(r[:len(r)-1])
-			}
-		default:
-			p.message += k.Text
-		}
-		return nil
-	}
-	switch k.String() {
-	case "up", "k":
-		p.sel = (p.sel - 1 + len(permChoices())) % len(permChoices())
-	case "down", "j":
-		p.sel = (p.sel + 1) % len(permChoices())
-	case "y":
-		return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyOnce})
-	case "a":
-		return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyAlways, Scope: client.ScopeSession})
-	case "n":
-		return m.replyPermission(req, client.PermissionReply{Reply: client.ReplyReject})
-	case "esc":
-		return m.escape()
-	case "enter":
-		ch := permChoices()[p.sel]
-		if p.sel == len(permChoices())-1 {
-			p.typing = true
-			return nil
-		}
-		return m.replyPermission(req, client.PermissionReply{Reply: ch.reply, Scope: ch.scope})
-	}
-	return nil
-}
-
-func (m *Model) replyPermission(req client.PermissionRequest, r client.PermissionReply) tea.Cmd {
-	m.dropAsk(req.ID)
-	return m.call("answering the permission request", "", func(ctx context.Context, c client.Client) error {
-		return c.ReplyPermission(ctx, req.ID, r)
-	})
-}
-
-// permView renders the permission dialog in at most height lines: when
-// space is short the blank lines and hints go first, then the choices
-// far from the selected one.
-func (m *Model) permView(width, height int) []string {
-	req := m.asks[0]
-	th := &m.theme
-	var head []string
-	what := strings.Join(req.Patterns, ", ")
-	switch req.Permission {
-	case "bash":
-		head = append(head, "Run "+what)
-	case "edit":
-		head = append(head, "Change "+what)
-	case "external_directory":
-		head = append(head, "Reach outside the project: "+what)
-	default:
-		head = append(head, req.Permission+": "+what)
-	}
-	switch {
-	case req.Protected:
-		head = append(head, th.warn.Render("Asked every time: "+req.Reason))
-	case req.Reason != "":
-		head = append(head, th.warn.Render("It cannot be checked against your rules: "+req.Reason))
-	}
-	if !m.current(req.SessionID) {
-		head = append(head, th.faint.Render("asked by a sub-agent"))
-	}
-	var choices, tail []string
-	sel := 0
-	if m.perm.typing && m.perm.id == req.ID {
-		choices = []string{"What should the model do instead?", "> " + m.perm.message + "▏"}
-		sel = 1
-		tail = []string{th.faint.Render("Enter send · Esc back")}
-	} else {
-		if m.perm.id == req.ID {
-			sel = m.perm.sel
-		}
-		for i, ch := range permChoices() {
-			line := "  " + ch.label
-			if i == sel {
-				line = th.selected.Render("› " + ch.label)
-			}
-			choices = append(choices, line)
-		}
-		tail = []string{th.faint.Render("↑↓ Enter · y once · a always · n reject")}
-	}
-	if len(m.asks) > 1 {
-		tail = append(tail, th.faint.Render(fmt.Sprintf("%d more waiting", len(m.asks)-1)))
-	}
-	// A file change shows its diff, as much as fits beside the choices.
-	if d, _ := req.Metadata["diff"].(string); d != "" && !m.perm.typing {
-		ls := renderDiff(parseDiff(d), max(width-4, 1), width, th)
-		room := height - 2 - len(head) - len(choices) - len(tail) - 2
-		if len(ls) > room {
-			if room < 3 {
-				ls = nil
-			} else {
-				more := len(ls) - room + 1
-				ls = append(ls[:room-1:room-1], th.faint.Render(fmt.Sprintf("… %d more lines", more)))
-			}
-		}
-		head = append(head, ls...)
-	}
-	return frame(th, "Permission needed: "+req.Permission, fit(head, choices, sel, tail, height-2), width)
 }
 
 // fit lays out a dialog's body in at most room lines: the head, a blank
@@ -429,15 +329,24 @@ func (m *Model) listView(width, height int) []string {
 		body := fit([]string{q.label}, []string{"> " + q.value + "▏"}, 0, []string{th.faint.Render("Enter save · Esc back")}, height-2)
 		return frame(th, d.title, body, width)
 	}
+	if d.pick == nil && len(d.items) == 0 {
+		return frame(th, d.title, m.textPage(d, height-2), width)
+	}
 	choices = append(choices, d.text...)
 	sel := d.sel
 	for i, it := range d.shown() {
-		line := "  " + it.label
-		if it.detail != "" {
-			line += "  " + th.faint.Render(it.detail)
+		label, detail := it.label, it.detail
+		if d.fuzzy && detail != "" {
+			// The keys flush right.
+			room := max(width-4-2-cellWidth(detail)-2, 1)
+			label = padRight(truncate(label, room), room)
+		}
+		line := "  " + label
+		if detail != "" {
+			line += "  " + th.faint.Render(detail)
 		}
 		if i == d.sel {
-			line = th.selected.Render("› " + it.label + "  " + it.detail)
+			line = th.selected.Render(padRight("› "+label+"  "+detail, width-4))
 		}
 		choices = append(choices, line)
 	}
@@ -450,6 +359,38 @@ func (m *Model) listView(width, height int) []string {
 		hint = d.hint + " · " + hint
 	}
 	return frame(th, d.title, fit(head, choices, sel, []string{th.faint.Render(hint)}, height-2), width)
+}
+
+// textPage is the part of a page of text that fits in room lines, from
+// the line the dialog is scrolled to; when not all of it fits, the last
+// line says which lines show and how to scroll.
+func (m *Model) textPage(d *listDialog, room int) []string {
+	th := &m.theme
+	if len(d.text) <= room {
+		d.page, d.sel = room, 0
+		return d.text
+	}
+	page := max(room-1, 1)
+	d.page = page
+	d.sel = min(max(d.sel, 0), len(d.text)-page)
+	end := d.sel + page
+	out := append([]string(nil), d.text[d.sel:end]...)
+	return append(out, th.faint.Render(fmt.Sprintf("lines %d–%d of %d · ↑↓ PgUp PgDn scroll · Esc close", d.sel+1, end, len(d.text))))
+}
+
+// scrollText is the first line of a page of text after a page key.
+func scrollText(d *listDialog, key string) int {
+	page := max(d.page, 1)
+	last := max(len(d.text)-page, 0)
+	switch key {
+	case "pgup":
+		return max(d.sel-page, 0)
+	case "pgdown":
+		return min(d.sel+page, last)
+	case "home":
+		return 0
+	}
+	return last
 }
 
 // frame draws lines in a box of width cells with title on its top edge.

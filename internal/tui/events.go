@@ -62,6 +62,12 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 	if !m.current(e.Session()) {
 		return nil
 	}
+	switch e.(type) {
+	case client.MessageUpdatedEvent, client.PartUpdatedEvent, client.PartDeltaEvent, client.SessionErrorEvent:
+		if !m.tr.follow {
+			m.newBelow = true
+		}
+	}
 	switch e := e.(type) {
 	case client.SessionUpdatedEvent:
 		s := e.Info
@@ -146,7 +152,7 @@ func (m *Model) childEvent(cp *childProgress, e client.Event) {
 	}
 	cp.calls[pu.Part.ID] = pu.Part.State.Status
 	cp.current = pu.Part.Tool
-	if s := toolSummary(pu.Part.Tool, pu.Part.State); s != "" {
+	if s := toolSummary(pu.Part.Tool, pu.Part.State, m.opts.Dir); s != "" {
 		cp.current += " " + firstLine(s)
 	}
 	if te, ok := m.tr.find(m.childEntry[cp.sessionID]).(*toolEntry); ok {
@@ -226,6 +232,7 @@ func (m *Model) applyPart(p client.Part) {
 			}
 			e.child, m.childEntry[id] = m.children[id], key
 		}
+		m.noteChanges(key, p)
 		if p.Tool == "todowrite" && p.State != nil && p.State.Status == client.ToolCompleted {
 			m.todos = todosOf(p.State)
 		}

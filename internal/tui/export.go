@@ -53,7 +53,7 @@ func transcriptMarkdown(title string, msgs []client.Message) string {
 }
 
 func toolSummaryOr(tool string, st *client.ToolState, fallback string) string {
-	if s := toolSummary(tool, st); s != "" {
+	if s := toolSummary(tool, st, ""); s != "" {
 		return s
 	}
 	return fallback

@@ -98,7 +98,7 @@ func fuzzyScore(s, query string) int {
 			first = i
 		}
 		score += 10
-		if i == 0 || ls[i-1] == '/' || ls[i-1] == '_' || ls[i-1] == '-' || ls[i-1] == '.' {
+		if i == 0 || ls[i-1] == '/' || ls[i-1] == '_' || ls[i-1] == '-' || ls[i-1] == '.' || ls[i-1] == ' ' {
 			score += 15
 		}
 		run++

@@ -21,7 +21,13 @@ var clock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // returns are not run.
 func testModel(t testing.TB, w, h int) *Model {
 	t.Helper()
-	m := New(context.Background(), Options{Now: func() time.Time { return clock }})
+	return testModelIn(t, "", w, h)
+}
+
+// testModelIn is testModel on the project in dir.
+func testModelIn(t testing.TB, dir string, w, h int) *Model {
+	t.Helper()
+	m := New(context.Background(), Options{Dir: dir, Now: func() time.Time { return clock }})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(loadedMsg{
 		agents: []client.Agent{{Name: "build", Mode: "primary"}, {Name: "plan", Mode: "primary"}, {Name: "explore", Mode: "subagent"}},
@@ -72,6 +78,15 @@ func keyPress(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	}
+	if rest, ok := strings.CutPrefix(s, "ctrl+"); ok && len(rest) == 1 {
+		return tea.KeyPressMsg{Code: rune(rest[0]), Mod: tea.ModCtrl}
 	}
 	r := []rune(s)
 	return tea.KeyPressMsg{Code: r[0], Text: s}

@@ -48,7 +48,8 @@ func inputStyles(th theme) textarea.Styles {
 // key handles a key press: the open dialog's first, then the view's own,
 // then the editor's.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	if k.String() == "ctrl+c" && m.input.Value() == "" && m.dialog == nil && !m.sel.on && !m.find.open {
+	if a, ok := m.keys.lookup(k.String(), false); ok && a.id == "app_exit" && m.leaderOn == 0 &&
+		m.input.Value() == "" && m.dialog == nil && !m.sel.on && !m.find.open {
 		m.quitting = true
 		return tea.Quit
 	}
@@ -76,16 +77,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if cmd, ok := m.bindingKey(k); ok {
+		return cmd
+	}
 	switch k.String() {
 	case "ctrl+c":
 		m.input.Reset()
 		m.comp.update(m)
 		return nil
-	case "ctrl+d":
-		if m.input.Value() == "" {
-			m.quitting = true
-			return tea.Quit
-		}
 	case "esc":
 		return m.escape()
 	case "enter":
@@ -107,32 +106,6 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.historyKey(1) {
 			return nil
 		}
-	case "ctrl+g":
-		return m.openEditor()
-	case "tab":
-		m.cycleAgent(1)
-		return nil
-	case "shift+tab":
-		m.cycleAgent(-1)
-		return nil
-	case "pgup":
-		m.tr.scroll(-max(1, m.transcriptHeight()-2), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
-		return m.maybeLoadOlder()
-	case "pgdown":
-		m.tr.scroll(max(1, m.transcriptHeight()-2), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
-		return nil
-	case "ctrl+o":
-		return m.toggleTool()
-	case "ctrl+f":
-		return m.openSearch("")
-	case "ctrl+s":
-		return m.startSelection("")
-	case "alt+up":
-		m.selectTool(-1)
-		return nil
-	case "alt+down":
-		m.selectTool(1)
-		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
@@ -259,6 +232,9 @@ func (m *Model) slash(name, args string) tea.Cmd {
 	case "help":
 		m.dialog = helpDialog(m)
 		return nil
+	case "keybinds":
+		m.dialog = keybindsDialog(m)
+		return nil
 	case "exit", "quit", "q":
 		m.quitting = true
 		return tea.Quit
@@ -272,7 +248,20 @@ func (m *Model) slash(name, args string) tea.Cmd {
 				return m.notify("there is nothing to undo", true)
 			}
 			text := strings.Join(userEntryOf(last, m.msgs[last].parts).texts, "\n\n")
-			return m.call("undoing", "undone: your message is back in the editor", func(ctx context.Context, c client.Client) error {
+			ok := "undone: your message is back in the editor"
+			if text == "" {
+				// A !command: its message holds no text, its call the command.
+				if cmd := m.shellCommandAfter(last); cmd != "" {
+					text = "!" + cmd
+					ok = "undone: the command is back in the editor"
+				} else {
+					ok = "undone"
+				}
+			}
+			if m.input.Value() != "" {
+				ok = "undone"
+			}
+			return m.call("undoing", ok, func(ctx context.Context, c client.Client) error {
 				_, err := c.Revert(ctx, id, client.RevertInput{MessageID: last})
 				return err
 			}, func(m *Model) {
@@ -317,6 +306,23 @@ func onOff(what string, on bool) string {
 		return what + ": on"
 	}
 	return what + ": off"
+}
+
+// shellCommandAfter is the command of the bash call that follows the
+// user's message id, "" when none does.
+func (m *Model) shellCommandAfter(id string) string {
+	for _, e := range m.tr.entries {
+		if messageOf(e) <= id {
+			continue
+		}
+		if te, ok := e.(*toolEntry); ok && te.part.Tool == "bash" {
+			return inputString(te.state(), "command")
+		}
+		if _, ok := e.(*userEntry); ok {
+			break
+		}
+	}
+	return ""
 }
 
 // lastUserMessage is the id of the newest message of the user's.

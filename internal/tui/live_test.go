@@ -159,7 +159,7 @@ finish stop input=3000 output=10
 	}
 
 	p.typed("!echo from the shell")
-	p.until("the shell command", p.keys("enter"), shows("✓ bash $ echo from the shell"))
+	p.until("the shell command", p.keys("enter"), func(m *Model) bool { return shows("✓ bash $ echo from the shell")(m) && !m.busy() })
 	p.until("its output", p.keys("ctrl+o"), shows("from the shell\n"))
 
 	// Undo takes the session back to before the last message of the
@@ -170,6 +170,9 @@ finish stop input=3000 output=10
 		s := screen(m)
 		return strings.Contains(s, "undone") && !strings.Contains(s, "$ echo from the shell") && strings.Contains(s, "Written.")
 	})
+	if got := m.input.Value(); got != "!echo from the shell" {
+		t.Errorf("after undoing a shell command the editor holds %q", got)
+	}
 	m.input.Reset()
 	p.typed("/redo")
 	p.until("the redo", p.keys("esc", "enter"), shows("redone", "$ echo from the shell"))

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+	"image/color"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -19,9 +21,11 @@ type markdownText struct {
 	style gansi.StyleConfig
 	// renderers keeps a glamour renderer for the last widths used;
 	// building one parses its style and costs more than a render.
-	widths    [2]int
-	renderers [2]*glamour.TermRenderer
+	widths    [4]int
+	renderers [4]*glamour.TermRenderer
 	next      int
+	// tabs gives the tab width of a code block's language.
+	tabs tabStops
 }
 
 // newMarkdown returns the renderer for a dark or light background, or
@@ -35,6 +39,14 @@ func newMarkdown(noColor, dark bool) *markdownText {
 		st = styles.DarkStyleConfig
 	default:
 		st = styles.LightStyleConfig
+	}
+	// Headings show by their style, not by the marks of their source.
+	for _, h := range []*gansi.StyleBlock{&st.H2, &st.H3, &st.H4, &st.H5, &st.H6} {
+		h.Prefix = ""
+		if noColor {
+			bold := true
+			h.Bold = &bold
+		}
 	}
 	// The view draws its own margins and the gaps between blocks.
 	zero := uint(0)
@@ -56,7 +68,7 @@ func (md *markdownText) renderer(width int) *glamour.TermRenderer {
 		return nil
 	}
 	md.widths[md.next], md.renderers[md.next] = width, r
-	md.next = 1 - md.next
+	md.next = (md.next + 1) % len(md.widths)
 	return r
 }
 
@@ -92,11 +104,16 @@ func (md *markdownText) render(text string, width int, style func(string) string
 
 // renderBlock renders one block; plain text stands in if glamour fails.
 func (md *markdownText) renderBlock(block string, width int, style func(string) string) []string {
-	block = strings.TrimRight(block, "\n ")
+	block = expandCodeTabs(strings.TrimRight(block, "\n "), md.tabs)
 	if strings.TrimSpace(block) == "" {
 		return nil
 	}
-	r := md.renderer(max(width, 1))
+	// A table of short cells keeps its own width rather than the view's.
+	rw := width
+	if tw := tableWidth(block); tw > 0 && tw < width {
+		rw = tw
+	}
+	r := md.renderer(max(rw, 1))
 	if r == nil {
 		return plainText{}.render(block, width, style)
 	}
@@ -195,4 +212,100 @@ func fenceOf(line string) string {
 		}
 	}
 	return ""
+}
+
+// tableWidth is the width a Markdown table needs for its widest cells
+// side by side (a cell's padding and the rules between columns
+// included), 0 when block is not a table.
+func tableWidth(block string) int {
+	ls := strings.Split(strings.TrimSpace(block), "\n")
+	if len(ls) < 2 || !isTableDelimiter(ls[1]) {
+		return 0
+	}
+	var widths []int
+	for i, l := range ls {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "|") && !strings.Contains(l, "|") {
+			return 0
+		}
+		if i == 1 {
+			continue
+		}
+		for j, c := range tableCells(l) {
+			if j >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[j] = max(widths[j], ansi.StringWidth(c))
+		}
+	}
+	if len(widths) == 0 {
+		return 0
+	}
+	total := len(widths) - 1
+	for _, w := range widths {
+		total += w + 2
+	}
+	return total
+}
+
+// isTableDelimiter reports whether l is a table's delimiter row, as
+// |---|:--:|.
+func isTableDelimiter(l string) bool {
+	l = strings.TrimSpace(l)
+	return strings.Contains(l, "-") && strings.Trim(l, "|-: ") == ""
+}
+
+// tableCells splits a table row into its cells, trimmed.
+func tableCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	row = strings.TrimSuffix(row, "|")
+	var cells []string
+	start := 0
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			cells = append(cells, strings.TrimSpace(row[start:i]))
+			start = i + 1
+		}
+	}
+	return append(cells, strings.TrimSpace(row[start:]))
+}
+
+// recolor takes the Markdown's colours from a theme file's: the text,
+// headings, inline code, links and quotes.
+func (md *markdownText) recolor(cs map[string]color.Color) {
+	hex := func(keys ...string) *string {
+		for _, k := range keys {
+			if c, ok := cs[k]; ok {
+				r, g, b, _ := c.RGBA()
+				s := fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+				return &s
+			}
+		}
+		return nil
+	}
+	st := &md.style
+	set := func(p *gansi.StylePrimitive, keys ...string) {
+		if c := hex(keys...); c != nil {
+			p.Color = c
+		}
+	}
+	set(&st.Document.StylePrimitive, "markdownText", "text")
+	set(&st.Paragraph.StylePrimitive, "markdownText", "text")
+	set(&st.Heading.StylePrimitive, "markdownHeading", "primary")
+	for _, h := range []*gansi.StyleBlock{&st.H1, &st.H2, &st.H3, &st.H4, &st.H5, &st.H6} {
+		set(&h.StylePrimitive, "markdownHeading", "primary")
+	}
+	set(&st.Code.StylePrimitive, "markdownCode", "accent")
+	set(&st.Link, "markdownLink", "info")
+	set(&st.LinkText, "markdownLinkText", "primary")
+	set(&st.BlockQuote.StylePrimitive, "markdownBlockQuote", "textMuted")
+	set(&st.Item, "markdownListItem", "text")
+	set(&st.Enumeration, "markdownListEnumeration", "text")
+	set(&st.Emph, "markdownEmph")
+	set(&st.Strong, "markdownStrong")
+	md.widths, md.renderers = [4]int{}, [4]*glamour.TermRenderer{}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -31,6 +32,12 @@ type Model struct {
 	// auto) and darkBackground what the terminal reported.
 	themeChoice    string
 	darkBackground bool
+	// tabs are the tab widths of the project's .editorconfig.
+	tabs tabStops
+	// themes are the themes of theme files, built-in ones included;
+	// themeProblems what was wrong with the files or the theme asked for.
+	themes        map[string]colorTheme
+	themeProblems []string
 
 	sess     *client.Session
 	parents  []string // the sessions a sub-agent's session was opened from, innermost last
@@ -39,6 +46,13 @@ type Model struct {
 	selected string // key of the selected tool call, "" for none
 	usage    usage  // the newest answer's tokens and model
 	todos    []client.Todo
+	// changes are the files each completed call changed, by the call's
+	// key; changedList sums them, nil until needed again.
+	changes     map[string][]fileCount
+	changedList []fileCount
+	// sidebarPref is 1 when the sidebar was asked for, -1 when hidden, 0
+	// for the default (shown on wide terminals).
+	sidebarPref int
 	// children follows the sessions of the sub-agents that task calls
 	// run, by session id; childEntry is the key of each one's call.
 	children   map[string]*childProgress
@@ -46,6 +60,9 @@ type Model struct {
 	// revertFrom hides the messages from this id on: the session was
 	// reverted to before it.
 	revertFrom string
+	// newBelow says something came in below the view while the user had
+	// scrolled up; the rule says so.
+	newBelow bool
 	// lastCopy is the text of the newest copy, for OSC 52.
 	lastCopy string
 	// details shows every tool call expanded; thinking shows reasoning
@@ -87,8 +104,14 @@ type Model struct {
 	perm      permDialog
 	quest     questionDialog
 
-	events   client.Events
-	toast    toast
+	events client.Events
+	toast  toast
+	// keys are the keybinds in force; leaderOn is the sequence of the
+	// leader press that waits for its second key, 0 when none.
+	keys     keymap
+	leaderOn int
+	// recent are the project's newest sessions, for the start screen.
+	recent   []client.Session
 	escArmed int // the sequence of the Esc press that arms an interrupt, 0 when none
 	seq      int // sequence of timed things (toasts, Esc presses)
 	sessErr  int // numbers session errors, for their keys
@@ -126,22 +149,40 @@ type toast struct {
 func New(ctx context.Context, opts Options) *Model {
 	m := &Model{
 		c: opts.Client, ctx: ctx, opts: opts, now: opts.Now,
-		noColor: opts.NoColor, msgs: map[string]*msgState{}, tr: newTranscript(),
+		noColor: opts.NoColor, msgs: map[string]*msgState{}, tr: newTranscript(), changes: map[string][]fileCount{},
 		agent: opts.Agent, children: map[string]*childProgress{}, childEntry: map[string]string{},
 	}
 	if m.now == nil {
 		m.now = time.Now
 	}
 	m.darkBackground = true
-	m.theme = newTheme(m.noColor, true)
+	m.tabs = loadTabStops(opts.Dir)
+
+	m.theme = newTheme(m.noColor, true).withProject(m.opts.Dir, m.tabs)
 	if opts.Model != "" {
 		if p, id, ok := strings.Cut(opts.Model, "/"); ok && p != "" && id != "" {
 			m.model = &client.ModelRef{ProviderID: p, ModelID: id}
 		}
 	}
 	m.input = newInput(m.theme)
+	configHome := m.getenv("XDG_CONFIG_HOME")
+	if home := m.getenv("HOME"); configHome == "" && home != "" {
+		configHome = filepath.Join(home, ".config")
+	}
+	m.themes, m.themeProblems = loadThemes(configHome, opts.Dir)
+	// OpenCode's tui.json files first, codeloop's config over them.
+	binds, bindProblems := openCodeKeybinds(configHome, opts.Dir)
+	for k, v := range opts.Keybinds {
+		binds[k] = v
+	}
+	m.keys = newKeymap(binds)
+	m.keys.problems = append(bindProblems, m.keys.problems...)
 	if opts.Theme != "" && opts.Theme != "auto" {
-		m.setTheme(opts.Theme)
+		if _, fixed := fixedThemes[opts.Theme]; !fixed && m.themes[opts.Theme].name == "" {
+			m.themeProblems = append(m.themeProblems, fmt.Sprintf("no theme is named %q; using the default", opts.Theme))
+		} else {
+			m.setTheme(opts.Theme)
+		}
 	}
 	m.hist = loadHistory(opts.HistoryFile)
 	return m
@@ -241,6 +282,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq == m.escArmed {
 			m.escArmed = 0
 		}
+		if msg.seq == m.leaderOn {
+			m.leaderOn = 0
+		}
 		return m, nil
 	}
 	return m, nil
@@ -252,6 +296,7 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	m.events = msg.events
 	m.agents, m.catalog, m.commands = msg.agents, msg.catalog, msg.commands
 	m.asks, m.questions = msg.asks, msg.questions
+	m.recent = msg.recent
 	if m.agent == "" {
 		m.agent = m.defaultAgent()
 	}
@@ -269,10 +314,36 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	for _, err := range msg.errs {
 		cmds = append(cmds, m.failed("starting", err))
 	}
+	if text := startProblems(m.themeProblems, m.keys.problems); text != "" {
+		cmds = append(cmds, m.notifyFor(text, true, 10*time.Second))
+	}
 	if m.opts.Prompt != "" {
 		cmds = append(cmds, m.submit(m.opts.Prompt))
 	}
 	return tea.Batch(cmds...)
+}
+
+// startProblems says on one line what was wrong with the theme files
+// and the keybinds, "" when nothing was.
+func startProblems(themes, keys []string) string {
+	var parts []string
+	for _, p := range []struct {
+		what string
+		list []string
+	}{{"theme", themes}, {"keybinds", keys}} {
+		if len(p.list) == 0 {
+			continue
+		}
+		text := p.what + ": " + p.list[0]
+		if len(p.list) > 1 {
+			text += fmt.Sprintf(" (and %d more)", len(p.list)-1)
+		}
+		if p.what == "keybinds" {
+			text += "; /keybinds lists them"
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // defaultAgent is the session's agent, else the first primary agent.
@@ -296,6 +367,7 @@ func (m *Model) openSession(sess client.Session, msgs []client.Message) {
 	m.selected = ""
 	m.usage = usage{}
 	m.todos = nil
+	m.changes, m.changedList = map[string][]fileCount{}, nil
 	m.revertFrom = revertPoint(sess.Revert)
 	m.older, m.loadingOlder = len(msgs) >= pageMessages, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
@@ -350,6 +422,7 @@ func (m *Model) newSession() {
 	m.selected = ""
 	m.usage = usage{}
 	m.todos, m.revertFrom = nil, ""
+	m.changes, m.changedList = map[string][]fileCount{}, nil
 	m.older, m.loadingOlder = false, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	m.spinTag++
@@ -365,12 +438,17 @@ func (m *Model) getenv(k string) string {
 
 // notify shows a toast, its first line, for a few seconds.
 func (m *Model) notify(text string, bad bool) tea.Cmd {
+	return m.notifyFor(text, bad, 4*time.Second)
+}
+
+// notifyFor shows a toast, its first line, for d.
+func (m *Model) notifyFor(text string, bad bool, d time.Duration) tea.Cmd {
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
 		text = text[:i]
 	}
 	m.seq++
 	m.toast = toast{text: text, bad: bad, seq: m.seq}
-	return expireAfter(m.seq, 4*time.Second)
+	return expireAfter(m.seq, d)
 }
 
 // failed shows an error; an operation the client does not support says

@@ -21,12 +21,12 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		switch mo.Button {
 		case tea.MouseWheelUp:
-			m.tr.scroll(-wheelLines, m.width, height, &m.theme, m.themeTag)
+			m.tr.scroll(-wheelLines, m.trWidth(), height, &m.theme, m.themeTag)
 			return m.maybeLoadOlder()
 		case tea.MouseWheelDown:
-			m.tr.scroll(wheelLines, m.width, height, &m.theme, m.themeTag)
+			m.tr.scroll(wheelLines, m.trWidth(), height, &m.theme, m.themeTag)
 			// At the end: follow new text again.
-			if !m.tr.follow && !m.tr.fillsFrom(m.tr.top, m.width, height+1, &m.theme, m.themeTag) {
+			if !m.tr.follow && !m.tr.fillsFrom(m.tr.top, m.trWidth(), height+1, &m.theme, m.themeTag) {
 				m.tr.follow = true
 			}
 		}
@@ -35,7 +35,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	default:
 		return nil
 	}
-	if mo.Button != tea.MouseLeft || m.dialog != nil || len(m.asks) > 0 || len(m.questions) > 0 {
+	if mo.Button != tea.MouseLeft || m.dialog != nil || len(m.asks) > 0 || len(m.questions) > 0 || mo.X >= m.trWidth() {
 		return nil
 	}
 	// The transcript starts under the header line.
@@ -43,7 +43,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	if y < 0 || y >= height {
 		return nil
 	}
-	refs := m.tr.shownLines(m.width, height, &m.theme, m.themeTag)
+	refs := m.tr.shownLines(m.trWidth(), height, &m.theme, m.themeTag)
 	if y >= len(refs) || refs[y].entry < 0 {
 		return nil
 	}

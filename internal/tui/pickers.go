@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"sort"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -88,33 +90,48 @@ func (m *Model) openAgents() tea.Cmd {
 	return nil
 }
 
-// themeNames are the themes /theme offers: auto follows the terminal's
-// background.
-var themeNames = []struct{ name, detail string }{
-	{"auto", "follow the terminal's background"},
-	{"dark", "light text on a dark background"},
-	{"light", "dark text on a light background"},
-	{"plain", "no colour: bold, faint and reverse only"},
-}
-
-// openThemes lists the themes.
+// openThemes lists the themes: the fixed ones, then those of theme
+// files by name. Moving through the list shows each at once; Esc goes
+// back to the theme in use before.
 func (m *Model) openThemes() tea.Cmd {
+	before := m.themeChoice
 	d := &listDialog{title: "Theme", pick: func(m *Model, it listItem) tea.Cmd {
 		m.setTheme(it.value)
 		return m.notify("theme: "+it.value, false)
-	}}
-	for _, t := range themeNames {
-		if t.name == m.themeChoice || (m.themeChoice == "" && t.name == "auto") {
+	}, preview: func(m *Model, it listItem) { m.setTheme(it.value) },
+		cancel: func(m *Model) { m.setTheme(before) }}
+	current := m.themeChoice
+	if current == "" {
+		current = "auto"
+	}
+	for _, name := range []string{"auto", "dark", "light", "plain"} {
+		if name == current {
 			d.sel = len(d.items)
 		}
-		d.items = append(d.items, listItem{label: t.name, detail: t.detail, value: t.name})
+		d.items = append(d.items, listItem{label: name, detail: fixedThemes[name], value: name})
+	}
+	names := make([]string, 0, len(m.themes))
+	for name := range m.themes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name == current {
+			d.sel = len(d.items)
+		}
+		detail := m.themes[name].source
+		if strings.HasPrefix(detail, "built-in") {
+			detail = "built-in"
+		}
+		d.items = append(d.items, listItem{label: name, detail: detail, value: name})
 	}
 	m.dialog = d
 	return nil
 }
 
 // setTheme switches to the named theme; auto follows the background
-// the terminal reported. NO_COLOR always wins.
+// the terminal reported. NO_COLOR always wins. A name no theme has gives
+// the default theme.
 func (m *Model) setTheme(name string) {
 	m.themeChoice = name
 	dark := m.darkBackground
@@ -124,7 +141,11 @@ func (m *Model) setTheme(name string) {
 	case "light":
 		dark = false
 	}
-	m.theme = newTheme(m.noColor || name == "plain", dark)
+	if t, ok := m.themes[name]; ok && !m.noColor {
+		m.theme = themeFromColors(name, t.colors(dark), dark).withProject(m.opts.Dir, m.tabs)
+	} else {
+		m.theme = newTheme(m.noColor || name == "plain", dark).withProject(m.opts.Dir, m.tabs)
+	}
 	m.themeTag++
 	m.input.SetStyles(inputStyles(m.theme))
 }

@@ -25,17 +25,19 @@ type textRenderer interface {
 // plainText renders text as it is, wrapped at word boundaries (long words
 // and CJK runs broken where they must be), one output line per wrapped
 // line.
-type plainText struct{}
+type plainText struct {
+	tab int // the tab width, 0 for the default
+}
 
 func (plainText) boundary(text string) int { return strings.LastIndexByte(text, '\n') + 1 }
 
 func (plainText) gap() bool { return false }
 
-func (plainText) render(text string, width int, style func(string) string) []string {
+func (p plainText) render(text string, width int, style func(string) string) []string {
 	text = strings.TrimSuffix(text, "\n")
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		out = append(out, wrapLine(expandTabs(line), width, style)...)
+		out = append(out, wrapLine(expandTabsTo(line, p.tab), width, style)...)
 	}
 	return out
 }
@@ -62,24 +64,7 @@ func wrapLine(line string, width int, style func(string) string) []string {
 
 // expandTabs replaces tabs by spaces up to the next multiple of four,
 // since a terminal's tab stops would break the width arithmetic.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
-}
+func expandTabs(s string) string { return expandTabsTo(s, defaultTabWidth) }
 
 // streamText renders a growing text, keeping the render of its stable
 // part per width and re-rendering only the tail after it.

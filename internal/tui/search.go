@@ -140,7 +140,7 @@ func (m *Model) showMatch() tea.Cmd {
 		}
 		line, _ = m.find.where(m, mt)
 	}
-	m.tr.reveal(i, max(line, 0), m.width, m.transcriptHeight(), &m.theme, m.themeTag)
+	m.tr.reveal(i, max(line, 0), m.trWidth(), m.transcriptHeight(), &m.theme, m.themeTag)
 	return m.maybeLoadOlder()
 }
 
@@ -163,7 +163,7 @@ func (f *finder) where(m *Model, mt match) (line, col int) {
 	q := strings.ToLower(f.query)
 	line, col = -1, -1
 	seen := 0
-	for l, s := range mt.e.render(m.width, &m.theme, m.themeTag) {
+	for l, s := range mt.e.render(m.trWidth(), &m.theme, m.themeTag) {
 		low := strings.ToLower(ansi.Strip(s))
 		for i := 0; ; {
 			j := strings.Index(low[i:], q)

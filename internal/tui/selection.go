@@ -26,6 +26,9 @@ type selection struct {
 func (m *Model) messageIDs() []string {
 	var ids []string
 	for _, e := range m.tr.entries {
+		if blankEntry(e) {
+			continue
+		}
 		id := messageOf(e)
 		if n := len(ids); n == 0 || ids[n-1] != id {
 			ids = append(ids, id)
@@ -107,7 +110,7 @@ func (m *Model) toggleMark() {
 func (m *Model) revealMessage(id string) tea.Cmd {
 	for i, e := range m.tr.entries {
 		if messageOf(e) == id {
-			m.tr.reveal(i, 0, m.width, m.transcriptHeight(), &m.theme, m.themeTag)
+			m.tr.reveal(i, 0, m.trWidth(), m.transcriptHeight(), &m.theme, m.themeTag)
 			break
 		}
 	}
@@ -188,4 +191,12 @@ func (m *Model) selectionBar() string {
 		what = "1 message selected"
 	}
 	return th.accent.Render("Select:") + " " + what + th.faint.Render(" · ↑ ↓ move · Shift+↑ ↓ extend · Space marks · y copies · Esc leaves")
+}
+
+// blankEntry reports whether e shows nothing: the user's message of a
+// !command holds only a note for the model, and the call shows the
+// command.
+func blankEntry(e entry) bool {
+	u, ok := e.(*userEntry)
+	return ok && len(u.texts) == 0 && len(u.files) == 0
 }

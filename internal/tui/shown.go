@@ -28,7 +28,7 @@ func entryText(e entry) string {
 	case *toolEntry:
 		st := e.state()
 		s := e.part.Tool
-		if sum := toolSummary(e.part.Tool, st); sum != "" {
+		if sum := toolSummary(e.part.Tool, st, ""); sum != "" {
 			s += " " + sum
 		}
 		out := bashOutput(st)
@@ -125,7 +125,7 @@ func (m *Model) decorate(body []string, height int) {
 		return
 	}
 	th := &m.theme
-	refs := m.tr.shownLines(m.width, height, th, m.themeTag)
+	refs := m.tr.shownLines(m.trWidth(), height, th, m.themeTag)
 	var cur *match
 	if m.find.active() && m.find.cur < len(m.find.matches) {
 		cur = &m.find.matches[m.find.cur]
@@ -143,7 +143,7 @@ func (m *Model) decorate(body []string, height int) {
 			id := messageOf(e)
 			switch {
 			case m.sel.marked[id]:
-				body[n] = th.selected.Render(padRight(ansi.Strip(body[n]), m.width))
+				body[n] = th.selected.Render(padRight(ansi.Strip(body[n]), m.trWidth()))
 				continue
 			case id == m.sel.cursor:
 				body[n] = m.cursorStyle().Render(ansi.Strip(body[n]))

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"image/color"
+	"path/filepath"
+	"strings"
 
 	"charm.land/lipgloss/v2"
 )
@@ -30,6 +32,20 @@ type theme struct {
 	lineNo    lipgloss.Style // line numbers beside a diff
 	// md renders the model's Markdown.
 	md textRenderer
+	// tabs gives the tab width of the project's files; root is the
+	// project's directory, which paths are shown relative to.
+	tabs tabStops
+	root string
+}
+
+// withProject returns th for the project in root with its tab widths,
+// its Markdown renderer's included.
+func (th theme) withProject(root string, ts tabStops) theme {
+	th.tabs, th.root = ts, root
+	if md, ok := th.md.(*markdownText); ok {
+		md.tabs = ts
+	}
+	return th
 }
 
 // newTheme returns the theme for a dark or light background, or the
@@ -75,4 +91,17 @@ func newTheme(noColor, dark bool) theme {
 		diffHunk:  s().Foreground(c("#0550AE", "#79C0FF")),
 		lineNo:    s().Foreground(c("#8C959F", "#6E7681")),
 	}
+}
+
+// relPath shows path relative to the project's directory when it lies
+// inside it.
+func relPath(root, path string) string {
+	if root == "" || !filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.Clean(path)
+	}
+	return rel
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -89,7 +88,7 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 		mark = th.accent.Render("▸")
 	}
 	head := mark + icon + " " + th.toolName.Render(e.part.Tool)
-	if s := toolSummary(e.part.Tool, st); s != "" {
+	if s := toolSummary(e.part.Tool, st, th.root); s != "" {
 		head += " " + th.faint.Render(firstLine(s))
 	}
 	diff := parseDiff(toolDiff(st))
@@ -124,7 +123,11 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 		}
 		indent([]string{th.faint.Render(truncate(line, inner))})
 	case e.part.Tool == "bash" && !e.expanded:
-		if ls := lastLines(bashOutput(st), foldedBashLines); len(ls) > 0 {
+		output := bashOutput(st)
+		if ls := lastLines(output, foldedBashLines); len(ls) > 0 {
+			if n := strings.Count(strings.TrimRight(output, "\n "), "\n") + 1; n > len(ls) {
+				out = append(out, "   "+th.faint.Render(truncate(fmt.Sprintf("… %d more lines above · Ctrl+O shows all", n-len(ls)), inner)))
+			}
 			for _, l := range ls {
 				out = append(out, "   "+th.code.Render(truncate(expandTabs(l), inner)))
 			}
@@ -143,9 +146,10 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 // shows it) and its output or error.
 func (e *toolEntry) details(width int, th *theme, st *client.ToolState, diffShown bool) []string {
 	var out []string
+	pt := plainText{tab: th.tabs.width(inputString(st, "filePath"))}
 	add := func(title, body string, style func(string) string) {
 		out = append(out, "   "+th.faint.Render(title))
-		for _, l := range (plainText{}).render(body, width-5, style) {
+		for _, l := range pt.render(body, width-5, style) {
 			out = append(out, "     "+l)
 		}
 	}
@@ -168,6 +172,14 @@ func (e *toolEntry) details(width int, th *theme, st *client.ToolState, diffShow
 		}
 	}
 	return out
+}
+
+// inputString is the string field k of a call's input, "" when absent.
+func inputString(st *client.ToolState, k string) string {
+	var in map[string]any
+	_ = json.Unmarshal(st.Input, &in)
+	s, _ := in[k].(string)
+	return s
 }
 
 // toolDiff is the diff of a file-changing call, "" for other calls.
@@ -208,7 +220,7 @@ func orNone(s string) string {
 
 // toolSummary is what a call's line says about it: the command, the file,
 // the pattern.
-func toolSummary(tool string, st *client.ToolState) string {
+func toolSummary(tool string, st *client.ToolState, root string) string {
 	var in map[string]any
 	_ = json.Unmarshal(st.Input, &in)
 	str := func(k string) string { s, _ := in[k].(string); return s }
@@ -219,7 +231,7 @@ func toolSummary(tool string, st *client.ToolState) string {
 		}
 	case "read", "edit", "write":
 		if p := str("filePath"); p != "" {
-			return filepath.Clean(p)
+			return relPath(root, p)
 		}
 	case "glob", "grep":
 		if p := str("pattern"); p != "" {

@@ -61,6 +61,9 @@ type Options struct {
 	// NoMouse leaves the mouse to the terminal: the view does not capture
 	// it.
 	NoMouse bool
+	// Keybinds are OpenCode-style keybinds (an action's name to its
+	// comma-separated keys, "leader" the leader key) over the defaults.
+	Keybinds map[string]string
 	// ScrollbackOnExit writes the transcript to the terminal's normal
 	// screen when the view ends by a quit.
 	ScrollbackOnExit bool

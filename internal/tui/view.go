@@ -62,21 +62,39 @@ func (m *Model) View() tea.View {
 	out := make([]string, 0, m.height)
 	out = append(out, m.header())
 
+	// A dialog takes the bottom of the transcript's room: the transcript
+	// ends above it, so its newest lines stay in sight.
 	height := m.transcriptHeight()
-	body := m.tr.view(m.width, height, th, m.themeTag)
-	m.decorate(body, height)
-	if overlay := m.overlay(m.width, height); len(overlay) > 0 {
-		n := min(len(overlay), height)
-		body = append(body[:height-n:height-n], overlay[len(overlay)-n:]...)
+	overlay := m.overlay(m.width, height)
+	n := min(len(overlay), height)
+	trW := m.trWidth()
+	body := m.tr.view(trW, height-n, th, m.themeTag)
+	m.decorate(body, height-n)
+	if m.sess == nil && len(m.tr.entries) == 0 {
+		body = m.startScreen(trW, height-n)
+	}
+	// Lines beside the sidebar are made exactly as wide as the screen.
+	exact := -1
+	if trW < m.width {
+		body = besideSidebar(body, m.sidebar(height-n), trW, th)
+		exact = len(out) + len(body)
 	}
 	out = append(out, body...)
+	out = append(out, overlay[len(overlay)-n:]...)
 
 	if bar := m.todoLine(); bar != "" {
 		out = append(out, bar)
 	}
+	if m.tr.follow {
+		m.newBelow = false
+	}
 	rule := strings.Repeat("─", m.width)
 	if !m.tr.follow {
-		rule = truncate("── newer messages below: PgDn "+rule, m.width)
+		label := "── newer messages below: PgDn "
+		if m.newBelow {
+			label = "── new output below: PgDn "
+		}
+		rule = label + strings.Repeat("─", max(m.width-cellWidth(label), 0))
 	}
 	out = append(out, th.faint.Render(rule))
 	inputTop := len(out)
@@ -101,6 +119,9 @@ func (m *Model) View() tea.View {
 		out = append(out, m.statusLine())
 	}
 	for i, l := range out {
+		if i > 0 && i < exact {
+			continue
+		}
 		out[i] = truncate(l, m.width)
 	}
 	v.SetContent(strings.Join(out, "\n"))
@@ -171,6 +192,8 @@ func (m *Model) statusLine() string {
 	parts := []string{th.accent.Render(m.agent)}
 	if ref := m.modelName(); ref != "" {
 		parts = append(parts, ref)
+	} else if m.loaded {
+		parts = append(parts, th.bad.Render(noModel))
 	}
 	if pct, ok := m.contextPercent(); ok {
 		parts = append(parts, fmt.Sprintf("%d%% context", pct))
@@ -197,6 +220,9 @@ func (m *Model) statusLine() string {
 	}
 	return left
 }
+
+// noModel is what the status line says when no model can answer.
+const noModel = "no model: set a provider's API key or run codeloop auth login"
 
 // modelName is the model the next prompt goes to, as provider/model.
 func (m *Model) modelName() string {

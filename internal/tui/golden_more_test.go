@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/client"
+)
+
+// sidebarSession is a session that changed two files and keeps a todo
+// list.
+func sidebarSession(m *Model) {
+	todos := `{"todos":[{"content":"Find the double call","status":"completed","priority":"high"},` +
+		`{"content":"Remove it","status":"in_progress","priority":"high"}]}`
+	created := "--- /dev/null\n+++ docs/greeting.md\n@@ -0,0 +1,3 @@\n+# Greeting\n+\n+Said once.\n"
+	m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{
+		userMsg("msg_01", "Greet only once and document it"),
+		answer("msg_02", "msg_01", 42000,
+			toolCall("c0", "todowrite", todos, client.ToolCompleted, ""),
+			withMeta(toolCall("c1", "edit", `{"filePath":"greet.go"}`, client.ToolCompleted, "Edit applied successfully."),
+				map[string]any{"diff": greetDiff}),
+			withMeta(toolCall("c2", "write", `{"filePath":"docs/greeting.md"}`, client.ToolCompleted, "Wrote the file."),
+				map[string]any{"diff": created}),
+			text("The greeting is printed once now, and docs/greeting.md says so.")),
+	}})
+}
+
+// moreGoldens are frames at sizes of their own: the sidebar where it
+// shows by default and where it does not, the command palette.
+var moreGoldens = []struct {
+	name  string
+	w, h  int
+	build func(m *Model)
+}{
+	{"sidebar", 200, 60, sidebarSession},
+	{"sidebar", 120, 35, sidebarSession},
+	{"sidebar-toggled", 120, 35, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+x"), keyPress("b")) }},
+	{"start", 80, 24, startScreen},
+	{"start", 120, 35, startScreen},
+	{"palette", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")) }},
+	{"palette-filtered", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")); send(m, typedKeys("sess")...) }},
+}
+
+// TestMoreGoldenFrames compares the frames of moreGoldens with
+// testdata/golden; -update rewrites them.
+func TestMoreGoldenFrames(t *testing.T) {
+	for _, g := range moreGoldens {
+		name := fmt.Sprintf("%s-%dx%d", g.name, g.w, g.h)
+		t.Run(name, func(t *testing.T) {
+			m := testModel(t, g.w, g.h)
+			g.build(m)
+			got := screen(m)
+			checkFrame(t, got, g.w, g.h)
+			path := filepath.Join("testdata", "golden", name+".txt")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("frame differs from %s (run with -update to accept it)\ngot:\n%s\nwant:\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+// startScreen is the view before a session opens, in a project with
+// sessions.
+func startScreen(m *Model) {
+	m.opts.Version = "1.4.2"
+	m.recent = []client.Session{
+		{ID: "ses_2", Title: "Fix the greeting", Time: client.SessionTime{Updated: clock.Add(-2 * time.Hour).UnixMilli()}},
+		{ID: "ses_1", Title: "Add a farewell", Time: client.SessionTime{Updated: clock.Add(-50 * time.Hour).UnixMilli()}},
+	}
+}
