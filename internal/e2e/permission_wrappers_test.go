@@ -160,8 +160,22 @@ func TestPermissionInlineCode(t *testing.T) {
 			continue
 		}
 		c := c
-		t.Run(c.name+" asked", func(t *testing.T) {
+		t.Run(c.name+" runs when the user's bash rules allow everything", func(t *testing.T) {
 			p := classProject(t, classScript([]classCase{{c.name, c.cmd, c.file}}), `{"permission": {"bash": "allow"}}`)
+			stdout, stderr, code := p.run("run", "--auto", "run it")
+			if _, err := os.Stat(filepath.Join(p.dir, c.file)); err != nil || code != 0 {
+				t.Errorf("%q did not run under an allow-all bash rule (exit %d)\nstdout:\n%s\nstderr:\n%s", c.cmd, code, stdout, stderr)
+			}
+		})
+		t.Run(c.name+" denied by any deny rule", func(t *testing.T) {
+			p := classProject(t, classScript([]classCase{{c.name, c.cmd, c.file}}), `{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}`)
+			_, _, _ = p.run("run", "--auto", "run it")
+			if _, err := os.Stat(filepath.Join(p.dir, c.file)); err == nil {
+				t.Errorf("%q ran beside a deny rule", c.cmd)
+			}
+		})
+		t.Run(c.name+" asked", func(t *testing.T) {
+			p := classProject(t, classScript([]classCase{{c.name, c.cmd, c.file}}), `{}`)
 			stdout, stderr, code := p.run("run", "--auto", "run it")
 			if _, err := os.Stat(filepath.Join(p.dir, c.file)); err == nil {
 				t.Errorf("%q ran and created %s", c.cmd, c.file)

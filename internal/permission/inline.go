@@ -39,3 +39,23 @@ func inlineReason(inline []Inline) string {
 	return fmt.Sprintf("%s, and code given to an interpreter cannot be checked, so it is never approved automatically; "+
 		"a rule that names the interpreter allows it, such as {\"bash\": {%q: \"allow\"}}", in.Reason, in.Program+" *")
 }
+
+// allowsEverything reports whether the user's rules for permission allow
+// every request: no rule of theirs that matches it asks or denies (floor
+// rules included), and one of their own allows all of it. Defaults are not
+// the user's rules: under them, code given to an interpreter is asked.
+func allowsEverything(permission string, rules Ruleset) bool {
+	all := false
+	for _, r := range rules {
+		if r.Default || !Match(permission, r.Permission) {
+			continue
+		}
+		if r.Action != Allow {
+			return false
+		}
+		if r.Pattern == "*" {
+			all = true
+		}
+	}
+	return all
+}

@@ -14,12 +14,15 @@ func inlineReq(session, cmd string) Request {
 }
 
 // TestAskInlineRules decides commands that run code given to an
-// interpreter under rulesets, with auto-approval off a terminal: only a
-// rule that names the interpreter lets the code through; a catch-all
-// allow asks (and so is rejected here); deny rules still deny; scripts run
-// by name are judged by the rules as before.
+// interpreter under rulesets, with auto-approval off a terminal. The code
+// cannot be checked, so it matches every rule of bash: any deny rule
+// denies it; where the user's own rules allow everything it runs; a rule
+// that names the interpreter lets it through; otherwise, as under the
+// defaults, it is asked (and so rejected here). Scripts run by name are
+// judged by the rules as before.
 func TestAskInlineRules(t *testing.T) {
-	allowAll := Rule{Permission: "*", Pattern: "*", Action: Allow}
+	allowAll := Rule{Permission: "*", Pattern: "*", Action: Allow, Default: true} // as in Defaults
+	userAll := Rule{Permission: "*", Pattern: "*", Action: Allow}                // "permission": "allow"
 	tests := []struct {
 		name  string
 		rules Ruleset
@@ -27,7 +30,14 @@ func TestAskInlineRules(t *testing.T) {
 		want  string // allow, ask or deny
 	}{
 		{"catch-all asks", Ruleset{allowAll}, "python3 -c 'print(1)'", "ask"},
-		{"bash catch-all asks", Ruleset{{Permission: "bash", Pattern: "*", Action: Allow}}, "perl -e 1", "ask"},
+		{"the user's bash allow-all runs it", Ruleset{allowAll, {Permission: "bash", Pattern: "*", Action: Allow}}, "perl -e 1", "allow"},
+		{"the user's allow-all runs it", Ruleset{allowAll, userAll}, "python3 -c 'print(1)'", "allow"},
+		{"any ask rule of bash asks", Ruleset{allowAll, userAll, {Permission: "bash", Pattern: "git push *", Action: Ask}},
+			"python3 -c 1", "ask"},
+		{"a floor ask asks", Ruleset{allowAll, userAll, {Permission: "bash", Pattern: "*", Action: Ask, Floor: true}},
+			"python3 -c 1", "ask"},
+		{"any deny rule of bash denies", Ruleset{allowAll, userAll, {Permission: "bash", Pattern: "rm *", Action: Deny}},
+			"python3 -c 1", "deny"},
 		{"interpreter rule allows", Ruleset{allowAll, {Permission: "bash", Pattern: "python3 *", Action: Allow}},
 			"python3 -c 'print(1)'", "allow"},
 		{"option rule allows", Ruleset{allowAll, {Permission: "bash", Pattern: "python3 -c *", Action: Allow}},
@@ -42,7 +52,7 @@ func TestAskInlineRules(t *testing.T) {
 			"python3 -c 1", "ask"},
 		{"named deny denies", Ruleset{allowAll, {Permission: "bash", Pattern: "python3 *", Action: Deny}},
 			"python3 -c 1", "deny"},
-		{"other deny rules do not match the code", Ruleset{allowAll, {Permission: "bash", Pattern: "rm *", Action: Deny},
+		{"a deny rule denies even beside a named allow", Ruleset{allowAll, {Permission: "bash", Pattern: "rm *", Action: Deny},
 			{Permission: "bash", Pattern: "ruby *", Action: Allow}}, "ruby -e 'p 1'", "allow"},
 		{"heredoc asks", Ruleset{allowAll}, "python3 - <<'EOF'\nprint(1)\nEOF", "ask"},
 		{"through a wrapper asks", Ruleset{allowAll}, "sudo -u nobody perl -e 1", "ask"},
@@ -88,7 +98,7 @@ func TestAskInlineRules(t *testing.T) {
 func TestAskInlineAlways(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{})
 	h.svc.SetAutoApprove(true)
-	rules := Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}
+	rules := Ruleset{{Permission: "*", Pattern: "*", Action: Allow, Default: true}}
 	asked, done := h.ask(t.Context(), rules, inlineReq("ses_1", "python3 -c 'print(1)'"))
 	if len(asked.Inline) != 1 || asked.Inline[0].Program != "python3" {
 		t.Fatalf("published %+v", asked)

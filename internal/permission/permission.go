@@ -31,6 +31,9 @@ type Rule struct {
 	// rules are evaluated apart from the others and can only make the
 	// answer stricter (see Evaluate).
 	Floor bool `json:"floor,omitempty"`
+	// Default marks a rule of Defaults, the rules every agent starts from
+	// before the user's.
+	Default bool `json:"default,omitempty"`
 }
 
 // Ruleset is an ordered list of rules; the last matching rule wins.

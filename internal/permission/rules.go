@@ -152,7 +152,7 @@ func Defaults(dirs paths.Dirs, allowedDirs ...string) Ruleset {
 	for _, d := range allowedDirs {
 		rs = append(rs, Rule{Permission: "external_directory", Pattern: filepath.Join(d, "*"), Action: Allow})
 	}
-	return append(rs,
+	rs = append(rs,
 		Rule{Permission: "question", Pattern: "*", Action: Deny},
 		Rule{Permission: "plan_enter", Pattern: "*", Action: Deny},
 		Rule{Permission: "plan_exit", Pattern: "*", Action: Deny},
@@ -161,6 +161,10 @@ func Defaults(dirs paths.Dirs, allowedDirs ...string) Ruleset {
 		Rule{Permission: "read", Pattern: "*.env.*", Action: Ask},
 		Rule{Permission: "read", Pattern: "*.env.example", Action: Allow},
 	)
+	for i := range rs {
+		rs[i].Default = true
+	}
+	return rs
 }
 
 // Disabled reports which of tools the ruleset turns off entirely, so they

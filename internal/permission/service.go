@@ -237,7 +237,19 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	}
 	inline := unnamedInline(req, rules, approved)
 	if len(inline) > 0 {
-		ask = true
+		// Code given to an interpreter cannot be checked, so it is taken
+		// to match every rule of its permission: any deny rule refuses
+		// it, and it runs by itself only where the user's rules allow
+		// everything.
+		if r, ok := lastDeny(req.Permission, rules); ok {
+			return &DeniedError{Permission: req.Permission, Pattern: inline[0].Pattern, Rule: r,
+				Reason: "code given to an interpreter cannot be checked against the rules, so it is treated as matching every deny rule: " + inline[0].Reason}
+		}
+		if allowsEverything(req.Permission, rules) {
+			inline = nil
+		} else {
+			ask = true
+		}
 	}
 	switch {
 	case req.Confirm, req.Protected:
