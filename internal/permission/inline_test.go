@@ -22,7 +22,7 @@ func inlineReq(session, cmd string) Request {
 // judged by the rules as before.
 func TestAskInlineRules(t *testing.T) {
 	allowAll := Rule{Permission: "*", Pattern: "*", Action: Allow, Default: true} // as in Defaults
-	userAll := Rule{Permission: "*", Pattern: "*", Action: Allow}                // "permission": "allow"
+	userAll := Rule{Permission: "*", Pattern: "*", Action: Allow}                 // "permission": "allow"
 	tests := []struct {
 		name  string
 		rules Ruleset
