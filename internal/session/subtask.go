@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
@@ -101,7 +103,11 @@ func (e *Engine) runTaskTool(ctx context.Context, sess Info, user *message.Messa
 		return nil, err
 	}
 	rules := permission.Merge(agent.Permission, sess.Permission)
-	tools, err := e.cfg.Tools.Tools(ctx, ToolQuery{SessionID: sess.ID, Agent: agent, Model: model, Rules: rules})
+	// What the user typed runs: the rules that keep the model from
+	// starting sub-agents ("task": "deny") filter its own calls, not this
+	// one, so the tool is looked up as if they allowed it.
+	lookup := append(slices.Clone(rules), permission.Rule{Permission: TaskTool, Pattern: "*", Action: permission.Allow})
+	tools, err := e.cfg.Tools.Tools(ctx, ToolQuery{SessionID: sess.ID, Agent: agent, Model: model, Rules: lookup})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +131,42 @@ func (e *Engine) runTaskTool(ctx context.Context, sess Info, user *message.Messa
 		if e.cfg.UserInitiated != nil {
 			ctx = e.cfg.UserInitiated(ctx)
 		}
-		return runSafely(ctx, t, call)
+		return e.userTaskCall(ctx, t, call)
 	}
 	return nil, fmt.Errorf("the %s tool is not available", TaskTool)
+}
+
+// userTaskCall runs the task tool for a subtask the user started, with the
+// PreToolUse and PostToolUse (or PostToolUseFailure) hooks around it, as
+// around the model's own calls.
+func (e *Engine) userTaskCall(ctx context.Context, t tool.Tool, call *tool.Call) (*tool.Result, error) {
+	h := e.cfg.Hooks
+	if h == nil {
+		return runSafely(ctx, t, call)
+	}
+	pre := h.Hook(ctx, HookInput{Event: HookPreToolUse, SessionID: call.SessionID, Agent: call.Agent,
+		Directory: call.Dir, Tool: call.Tool, ToolInput: call.Input, CallID: call.ID})
+	switch {
+	case pre.Halt:
+		return nil, &HookBlockedError{Event: HookPreToolUse, Reason: orDefault(pre.HaltReason, "a hook stopped the agent")}
+	case pre.Block:
+		return nil, &HookBlockedError{Event: HookPreToolUse, Reason: pre.Reason}
+	}
+	if in := pre.UpdatedInput; len(in) > 0 && json.Valid(in) && in[0] == '{' {
+		call.Input = in
+	}
+	started := time.Now()
+	res, err := runSafely(ctx, t, call)
+	if ctx.Err() != nil {
+		return res, err
+	}
+	post := HookInput{SessionID: call.SessionID, Agent: call.Agent, Directory: call.Dir, Tool: call.Tool,
+		ToolInput: call.Input, CallID: call.ID, Duration: time.Since(started)}
+	if err != nil {
+		post.Event, post.Error = HookPostToolUseFailure, err.Error()
+	} else {
+		post.Event, post.Result = HookPostToolUse, res
+	}
+	h.Hook(ctx, post)
+	return res, err
 }

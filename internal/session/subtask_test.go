@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
 )
@@ -103,5 +106,84 @@ func testSubtask(t *testing.T, command string) {
 	}
 	if reqs[0].Messages[0].Parts[0].Text != message.SubtaskPrompt {
 		t.Errorf("first message %+v", reqs[0].Messages[0])
+	}
+}
+
+// filteredTools offers its tools the way the app does: without those the
+// query's rules deny outright.
+type filteredTools []tool.Tool
+
+func (l filteredTools) Tools(_ context.Context, q ToolQuery) ([]tool.Tool, error) {
+	var out []tool.Tool
+	for _, t := range l {
+		if !permission.Disabled([]string{t.ID()}, q.Rules)[t.ID()] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// taskHooks records the hook events fired for the task tool.
+type taskHooks struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (h *taskHooks) Hook(_ context.Context, in HookInput) HookResult {
+	if in.Tool == TaskTool {
+		h.mu.Lock()
+		h.events = append(h.events, in.Event)
+		h.mu.Unlock()
+	}
+	return HookResult{}
+}
+
+// TestUserSubtaskIgnoresTaskDeny runs a subtask the user started (a slash
+// command bound to a sub-agent) for an agent whose rules deny the task
+// tool, which keeps the model from delegating: what the user typed runs,
+// with the tool hooks around it.
+func TestUserSubtaskIgnoresTaskDeny(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	main := fakellm.NewScripted("fake", append(fakellm.Text("t", "Summarised."), fakellm.Finish(llm.FinishStop, llm.Usage{})...))
+	sessions := NewSessions(st, bus.New(time.Second), "test")
+	build := BuildAgent()
+	build.Permission = append(build.Permission, permission.Rule{Permission: TaskTool, Pattern: "*", Action: permission.Deny})
+	hooks := &taskHooks{}
+	eng, err := New(Config{
+		Sessions: sessions, Models: &testModels{main: main, small: fakellm.NewScripted("fake")},
+		Agents: StaticAgents{build}, Tools: filteredTools{echoTask{}}, Hooks: hooks,
+		UserInitiated: func(ctx context.Context) context.Context { return context.WithValue(ctx, userMark{}, true) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	sess, _ := sessions.Create(ctx, CreateInput{ProjectID: "p", Title: "Explore"})
+	if _, err := eng.Prompt(ctx, PromptInput{SessionID: sess.ID, Parts: []message.Part{
+		&message.SubtaskPart{Prompt: "find the config", Description: "explore", Agent: "explore", Command: "explorex"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := sessions.Messages(ctx, sess.ID)
+	var call *message.ToolPart
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if tp, ok := p.(*message.ToolPart); ok && tp.Tool == TaskTool {
+				call = tp
+			}
+		}
+	}
+	if call == nil || call.State.Status != message.ToolCompleted || call.State.Output != "explore did: find the config (started by user)" {
+		t.Fatalf("the user's subtask did not run: %+v", call)
+	}
+	hooks.mu.Lock()
+	defer hooks.mu.Unlock()
+	if !slices.Equal(hooks.events, []string{HookPreToolUse, HookPostToolUse}) {
+		t.Errorf("task hooks fired %v, want PreToolUse then PostToolUse", hooks.events)
 	}
 }
