@@ -33,7 +33,6 @@ if (binaries.length === 0) {
 
 const common = {
   version,
-  license: "SEE LICENSE IN README.md",
   homepage: "https://github.com/codeloop/codeloop",
   repository: { type: "git", url: "git+https://github.com/codeloop/codeloop.git" },
 };
