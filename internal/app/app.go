@@ -353,7 +353,7 @@ func (a *App) refreshCatalog() {
 // from dir, the directory the command runs in.
 func analyzeShell(cmd, shell, dir string) tool.BashAnalysis {
 	home, _ := os.UserHomeDir()
-	an := permission.Analyze(cmd, permission.AnalyzeOptions{Shell: shell, Dir: dir, Path: os.Getenv("PATH"), Home: home})
+	an := permission.Analyze(cmd, permission.AnalyzeOptions{Shell: tool.AnalysisShell(shell), Dir: dir, Path: os.Getenv("PATH"), Home: home})
 	return tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Paths: an.StaticPaths(),
 		Unanalysable: an.Unanalysable, Reason: an.Reason, Aliases: an.Aliases, Inline: an.Inline}
 }

@@ -19,9 +19,6 @@ import (
 	"github.com/codeloop/codeloop/internal/paths"
 )
 
-// Version is codeloop's release version.
-const Version = "0.1.0"
-
 // Exit statuses.
 const (
 	exitOK          = 0
@@ -62,7 +59,7 @@ func (e *exitCodeError) Unwrap() error { return e.err }
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The version needs nothing else; answer it before building anything.
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
-		fmt.Fprintln(stdout, Version)
+		fmt.Fprintln(stdout, "codeloop "+versionLine())
 		return exitOK
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
@@ -103,7 +100,7 @@ func newRootCmd(e *env) *cobra.Command {
 		Long: "An AI coding agent for the terminal.\n\n" +
 			"In a terminal, codeloop opens its interface on the project in dir (the working\n" +
 			"directory by default); codeloop run answers one prompt without it.",
-		Version:       Version,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
@@ -115,7 +112,7 @@ func newRootCmd(e *env) *cobra.Command {
 		},
 	}
 	addTUIFlags(root, &o)
-	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetVersionTemplate("codeloop {{.Version}}\n")
 	// A flag that does not parse (a bad number, a bad boolean) is a usage
 	// error in every command.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -140,6 +137,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newTrustCmd(e),
 		newStatsCmd(e),
 		newGitHubCmd(e),
+		newUpgradeCmd(e), newCompletionCmd(e), newManCmd(e),
 	)
 	return root
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/codeloop/codeloop/internal/client/local"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/tui"
+	"github.com/codeloop/codeloop/internal/upgrade"
 )
 
 // tuiOptions are the root command's flags: what the interface opens.
@@ -27,8 +29,9 @@ type tuiOptions struct {
 	// dir is the project's local directory, for @ completion; empty when
 	// attached to a server.
 	dir string
-	// settings are the config's tui key.
-	settings config.TUI
+	// settings are the config's tui key, autoupdate its autoupdate key.
+	settings   config.TUI
+	autoupdate config.Autoupdate
 }
 
 // exitHangup is the exit status after the terminal hung up (128+SIGHUP).
@@ -108,6 +111,7 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 	defer c.Close()
 	o.dir = dir
 	o.settings = a.Config.Config.TUI
+	o.autoupdate = a.Config.Config.Autoupdate
 	return e.openTUI(ctx, c, o)
 }
 
@@ -121,6 +125,7 @@ func (e *env) openTUI(ctx context.Context, c client.Client, o tuiOptions) error 
 			return err
 		}
 	}
+	notice := e.updateNotice(ctx, o)
 	err := tui.Run(ctx, tui.Options{
 		Client: c, SessionID: o.session, Continue: o.cont, Model: o.model, Agent: o.agent, Prompt: o.prompt,
 		NoColor: e.getenv("NO_COLOR") != "", CrashDir: e.dirs.Log(), Version: Version,
@@ -137,7 +142,35 @@ func (e *env) openTUI(ctx context.Context, c client.Client, o tuiOptions) error 
 	case ctx.Err() != nil:
 		return &exitCodeError{code: interruptedCode(ctx)}
 	}
+	select {
+	case line := <-notice:
+		if line != "" {
+			fmt.Fprintln(e.stderr, line)
+		}
+	default: // not known yet: the interface never waits for it
+	}
 	return err
+}
+
+// updateNotice looks up, in the background and at most once a day, whether
+// a newer release exists; the line announcing it arrives on the channel
+// ("" when there is none, the lookup failed or notices are off).
+func (e *env) updateNotice(ctx context.Context, o tuiOptions) <-chan string {
+	out := make(chan string, 1)
+	if upgrade.Disabled(e.getenv, string(o.autoupdate)) {
+		out <- ""
+		return out
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	go func() {
+		defer cancel()
+		line, _ := upgrade.Notice(ctx, upgrade.NoticeOptions{
+			Source: upgrade.NewSource(e.getenv, "codeloop/"+Version), StateFile: filepath.Join(e.dirs.State, "upgrade-check.json"),
+			Current: Version, Now: time.Now(),
+		})
+		out <- line
+	}()
+	return out
 }
 
 // stdinTerminal reports whether standard input is a terminal.

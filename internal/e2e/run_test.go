@@ -117,6 +117,7 @@ func (p *project) env() []string {
 		"XDG_STATE_HOME=" + filepath.Join(p.home, ".local/state"),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"CODELOOP_DISABLE_MODELS_FETCH=1",
+		"CODELOOP_DISABLE_AUTOUPDATE=1", // no release lookup from the tests
 	}
 }
 

@@ -84,6 +84,9 @@ func shellFor(env Env) string {
 	if env.Shell != "" {
 		return env.Shell
 	}
+	if s := platformShell(); s != "" {
+		return s
+	}
 	if p, err := exec.LookPath("bash"); err == nil {
 		return p
 	}
@@ -99,7 +102,7 @@ func analyzeBash(env Env, command, dir string) BashAnalysis {
 		return env.AnalyzeBash(command, dir)
 	}
 	home, _ := os.UserHomeDir()
-	a := permission.Analyze(command, permission.AnalyzeOptions{Dir: dir, Path: os.Getenv("PATH"), Home: home})
+	a := permission.Analyze(command, permission.AnalyzeOptions{Shell: analysisShell(shellFor(env)), Dir: dir, Path: os.Getenv("PATH"), Home: home})
 	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason,
 		Aliases: a.Aliases, Inline: a.Inline}
 	for _, p := range a.Paths {
@@ -350,7 +353,7 @@ type shellCmd struct {
 // shellCommand is how shell runs command in dir, with codeloop's
 // environment, wherever it runs.
 func shellCommand(shell, command, dir string) shellCmd {
-	return shellCmd{argv: []string{shell, "-c", command}, env: os.Environ(), dir: dir}
+	return shellCmd{argv: shellArgs(shell, command), env: os.Environ(), dir: dir}
 }
 
 // shellRun is a started shell.
