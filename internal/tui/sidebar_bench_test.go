@@ -19,49 +19,11 @@ func sidebarBenchSession(b *testing.B, n int) *Model {
 }
 
 // BenchmarkPageUp10kSidebar is BenchmarkPageUp10k with the sidebar on.
-func BenchmarkPageUp10kSidebar(b *testing.B) {
-	m := sidebarBenchSession(b, 10000)
-	m.View()
-	up, down := keyPress("pgup"), keyPress("pgdown")
-	key := up
-	ft := newFrameTimes(b)
-	for b.Loop() {
-		ft.begin()
-		m.Update(key)
-		m.View()
-		ft.end()
-		if m.tr.top.entry == 0 && !m.tr.follow {
-			key = down
-		} else if m.tr.follow {
-			key = up
-		}
-	}
-	ft.report()
-}
+func BenchmarkPageUp10kSidebar(b *testing.B) { benchPageUp(b, sidebarBenchSession(b, 10000)) }
 
 // BenchmarkStreamDelta10kSidebar is BenchmarkStreamDelta10k with the
 // sidebar on.
-func BenchmarkStreamDelta10kSidebar(b *testing.B) {
-	m := sidebarBenchSession(b, 10000)
-	m.Update(eventsMsg{
-		client.MessageUpdatedEvent{Info: client.MessageInfo{ID: "msg_999999", SessionID: sessID, Role: client.RoleAssistant}},
-		client.PartUpdatedEvent{Part: client.Part{ID: "prt_s", SessionID: sessID, MessageID: "msg_999999", Type: client.PartText, Time: &client.PartTime{Start: 1}}},
-	})
-	delta := eventsMsg{client.PartDeltaEvent{SessionID: sessID, MessageID: "msg_999999", PartID: "prt_s", Field: "text", Delta: "token "}}
-	para := eventsMsg{client.PartDeltaEvent{SessionID: sessID, MessageID: "msg_999999", PartID: "prt_s", Field: "text", Delta: "\n\nNext "}}
-	i := 0
-	ft := newFrameTimes(b)
-	for b.Loop() {
-		ft.begin()
-		if i++; i%40 == 0 {
-			m.Update(para)
-		}
-		m.Update(delta)
-		m.View()
-		ft.end()
-	}
-	ft.report()
-}
+func BenchmarkStreamDelta10kSidebar(b *testing.B) { benchStreamDelta(b, sidebarBenchSession(b, 10000)) }
 
 // BenchmarkPaletteFilter1k types into a command palette of 1,000
 // entries (the actions and 1,000 project commands) and draws each frame;

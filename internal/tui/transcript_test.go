@@ -207,8 +207,10 @@ func BenchmarkOpen10k(b *testing.B) {
 
 // BenchmarkPageUp10k pages up and down through a 10,000-message session,
 // a frame per page, rendering entries never drawn before on the way up.
-func BenchmarkPageUp10k(b *testing.B) {
-	m := benchSession(b, 10000)
+func BenchmarkPageUp10k(b *testing.B) { benchPageUp(b, benchSession(b, 10000)) }
+
+// benchPageUp pages up and down through m's session, a frame per page.
+func benchPageUp(b *testing.B, m *Model) {
 	m.View()
 	up, down := keyPress("pgup"), keyPress("pgdown")
 	key := up
@@ -230,8 +232,11 @@ func BenchmarkPageUp10k(b *testing.B) {
 // BenchmarkStreamDelta10k appends a streamed token at the bottom of a
 // 10,000-message session and draws the frame; the answer grows as
 // Markdown with a paragraph break every 40 tokens.
-func BenchmarkStreamDelta10k(b *testing.B) {
-	m := benchSession(b, 10000)
+func BenchmarkStreamDelta10k(b *testing.B) { benchStreamDelta(b, benchSession(b, 10000)) }
+
+// benchStreamDelta streams tokens at the bottom of m's session, a frame
+// per token, with a paragraph break every 40.
+func benchStreamDelta(b *testing.B, m *Model) {
 	m.Update(eventsMsg{
 		client.MessageUpdatedEvent{Info: client.MessageInfo{ID: "msg_999999", SessionID: sessID, Role: client.RoleAssistant}},
 		client.PartUpdatedEvent{Part: client.Part{ID: "prt_s", SessionID: sessID, MessageID: "msg_999999", Type: client.PartText, Time: &client.PartTime{Start: 1}}},
