@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command launch runs one command and reports what it cost, for the
 // benchmark harness. The harness cannot measure its children's peak RSS
 // itself: Go starts processes with vfork, and Linux carries the parent's

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -285,7 +284,7 @@ func TestRunTimeout(t *testing.T) {
 // counts as gone).
 func alive(pid int) bool {
 	for range 50 {
-		if syscall.Kill(pid, 0) != nil {
+		if !processAlive(pid) {
 			return false
 		}
 		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

@@ -1,0 +1,15 @@
+//go:build !unix
+
+package hook
+
+import "os"
+
+// processAlive reports whether the process pid still exists.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	_ = p.Release()
+	return true
+}
