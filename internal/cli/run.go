@@ -164,6 +164,7 @@ func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	}
 	defer a.Close()
 	reportTrust(e.stderr, a.Trust)
+	reportProblems(e.stderr, a.Extensions)
 
 	// Everything that can fail is checked before a session is written:
 	// the agent, the session to continue, the command, the files and the

@@ -166,3 +166,15 @@ func (e *env) loadConfig(ctx context.Context, dir string) (*config.Loaded, error
 	loaded, _, err := app.LoadConfig(ctx, app.Options{Dir: dir, Dirs: e.dirs, Getenv: e.getenv, Log: e.log})
 	return loaded, err
 }
+
+// reportProblems says, a line each, which hooks and custom tools were left
+// out because they are broken or cannot run here (a TypeScript tool with
+// no runtime that reads it, say).
+func reportProblems(w io.Writer, x *app.Extensions) {
+	if x == nil {
+		return
+	}
+	for _, p := range x.Problems {
+		fmt.Fprintln(w, "warning: "+p)
+	}
+}
