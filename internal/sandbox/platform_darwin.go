@@ -34,7 +34,7 @@ func probeStatus(ctx context.Context, _ string) Status {
 	if err != nil {
 		return Status{Reason: fmt.Sprintf("probing %s: %v: %s", SandboxExec, err, strings.TrimSpace(string(out)))}
 	}
-	return Status{Available: true, Seccomp: true, MountNamespace: true,
+	return Status{Available: true, Seccomp: true, MountNamespace: true, Seatbelt: true,
 		Reason: "macOS Seatbelt through " + SandboxExec + ": writes confined, network off, protected paths read-only"}
 }
 

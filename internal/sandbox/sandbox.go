@@ -120,12 +120,18 @@ type Status struct {
 	MountNamespace bool `json:"mountNamespace"`
 	// Reason says why the sandbox, or a part of it, is missing.
 	Reason string `json:"reason,omitempty"`
+	// Seatbelt is true on macOS, where one Seatbelt profile does what
+	// Landlock, seccomp and the mount namespace do on Linux.
+	Seatbelt bool `json:"seatbelt,omitempty"`
 }
 
 // String describes the status in one line.
 func (s Status) String() string {
 	if !s.Available {
 		return "unavailable: " + s.Reason
+	}
+	if s.Seatbelt {
+		return "available: " + s.Reason
 	}
 	parts := []string{fmt.Sprintf("landlock ABI v%d", s.Landlock)}
 	if s.Seccomp {
