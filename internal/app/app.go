@@ -213,10 +213,11 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		a.Snapshots = snaps
 		a.closers = append(a.closers, snaps.Close)
 	}
-	servers, formatters, err := openCodeTools(cfg, a.Worktree, opts.Version, opts.Log)
+	servers, formatters, heldTools, err := openCodeTools(cfg, a.Worktree, opts.Version, a.Trust.Verdict.Trusted(), opts.Log)
 	if err != nil {
 		return nil, err
 	}
+	a.Trust.add(heldTools...)
 	a.LSP = servers
 	a.closers = append(a.closers, servers.Close)
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}

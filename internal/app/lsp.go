@@ -5,29 +5,62 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/format"
 	"github.com/codeloop/codeloop/internal/lsp"
 	"github.com/codeloop/codeloop/internal/tool"
+	"github.com/codeloop/codeloop/internal/trust"
 )
 
 // openCodeTools returns the project's language servers (none run until a
 // file is read or changed) and formatters, from the lsp and formatter
-// config keys.
-func openCodeTools(cfg *config.Config, worktree, version string, log *slog.Logger) (*lsp.Manager, *format.Runner, error) {
+// config keys. In a project the user has not trusted, the built-in ones
+// that run the project's own code are left out, and listed as held back
+// where the project has what would start them.
+func openCodeTools(cfg *config.Config, worktree, version string, trusted bool, log *slog.Logger) (*lsp.Manager, *format.Runner, []trust.Item, error) {
 	servers, err := lsp.Resolve(cfg.LSP)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	formatters, err := format.Resolve(cfg.Formatter)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var held []trust.Item
+	if !trusted {
+		servers = slices.DeleteFunc(servers, func(s lsp.Server) bool {
+			if !s.RunsProjectCode {
+				return false
+			}
+			for _, m := range s.RootMarkers {
+				if p := filepath.Join(worktree, m); exists(p) {
+					held = append(held, trust.Item{Kind: trust.KindLSP, Name: s.Name,
+						Detail: "built in, runs the project's own code (" + strings.Join(s.Command, " ") + ")", File: p})
+					break
+				}
+			}
+			return true
+		})
+		formatters = slices.DeleteFunc(formatters, func(f format.Formatter) bool {
+			if !f.RunsProjectCode {
+				return false
+			}
+			for _, m := range f.Needs {
+				if p := filepath.Join(worktree, m.Name); m.Contains == "" && exists(p) {
+					held = append(held, trust.Item{Kind: trust.KindFormatter, Name: f.Name,
+						Detail: "built in, runs the project's own code (" + strings.Join(f.Command, " ") + ")", File: p})
+					break
+				}
+			}
+			return true
+		})
 	}
 	m := lsp.New(lsp.Options{Servers: servers, Worktree: worktree, Version: version, Log: log})
-	r := format.New(format.Options{Formatters: formatters, Worktree: worktree, Log: log})
-	return m, r, nil
+	r := format.New(format.Options{Formatters: formatters, Worktree: worktree, Log: log, Untrusted: !trusted})
+	return m, r, held, nil
 }
 
 // afterChange returns the tools' AfterChange hook: it formats each changed

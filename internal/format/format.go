@@ -40,6 +40,10 @@ type Formatter struct {
 	// Needs, when not empty, are the config files of which one must be in
 	// the file's directory or one above it, up to the worktree.
 	Needs []Marker
+	// RunsProjectCode marks a formatter that runs code of the project's
+	// (prettier's JavaScript config and plugins, mix's .formatter.exs):
+	// it does not run in a project the user has not trusted.
+	RunsProjectCode bool
 }
 
 // Marker is a config file a formatter needs; when Contains is set the file
@@ -60,7 +64,7 @@ func Builtins() []Formatter {
 	}
 	return []Formatter{
 		{Name: "gofmt", Command: []string{"gofmt", "-w", "$FILE"}, Extensions: []string{".go"}},
-		{Name: "prettier", Command: []string{"prettier", "--write", "$FILE"}, Needs: prettierConfig,
+		{Name: "prettier", Command: []string{"prettier", "--write", "$FILE"}, Needs: prettierConfig, RunsProjectCode: true,
 			Extensions: []string{".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".json", ".jsonc",
 				".css", ".scss", ".less", ".html", ".vue", ".svelte", ".md", ".mdx", ".yaml", ".yml", ".graphql", ".gql"}},
 		{Name: "ruff", Command: []string{"ruff", "format", "$FILE"}, Extensions: []string{".py", ".pyi"},
@@ -74,7 +78,7 @@ func Builtins() []Formatter {
 		{Name: "shfmt", Command: []string{"shfmt", "-w", "$FILE"}, Extensions: []string{".sh", ".bash"}},
 		{Name: "mix", Command: []string{"mix", "format", "$FILE"},
 			Extensions: []string{".ex", ".exs", ".eex", ".heex", ".leex", ".neex", ".sface"},
-			Needs:      []Marker{{Name: ".formatter.exs"}}},
+			Needs:      []Marker{{Name: ".formatter.exs"}}, RunsProjectCode: true},
 		{Name: "zig", Command: []string{"zig", "fmt", "$FILE"}, Extensions: []string{".zig", ".zon"}},
 		{Name: "dart", Command: []string{"dart", "format", "$FILE"}, Extensions: []string{".dart"}},
 		{Name: "terraform", Command: []string{"terraform", "fmt", "$FILE"}, Extensions: []string{".tf", ".tfvars"}},
@@ -178,6 +182,9 @@ type Options struct {
 	// Timeout bounds one run (DefaultTimeout when zero).
 	Timeout time.Duration
 	Log     *slog.Logger
+	// Untrusted says the user has not trusted the project: programs are
+	// found on PATH only, never in the project's node_modules/.bin.
+	Untrusted bool
 }
 
 // Runner formats files with the first formatter that applies.
@@ -304,7 +311,7 @@ func (r *Runner) program(name, path string) (string, bool) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, true
 	}
-	if strings.ContainsRune(name, filepath.Separator) {
+	if strings.ContainsRune(name, filepath.Separator) || r.opts.Untrusted {
 		return "", false
 	}
 	for dir := filepath.Dir(path); within(dir, r.opts.Worktree); dir = filepath.Dir(dir) {

@@ -38,6 +38,11 @@ type Server struct {
 	// Group names servers that do the same job (pyright and
 	// basedpyright): of those installed, only the first in the table runs.
 	Group string
+	// RunsProjectCode marks a server that runs code of the project's
+	// (rust-analyzer's build scripts and procedural macros, tsserver's
+	// plugins, pyright's interpreter of the project's environment): it
+	// does not start in a project the user has not trusted.
+	RunsProjectCode bool
 }
 
 // Builtins returns the built-in server table, in the order servers are
@@ -47,16 +52,17 @@ func Builtins() []Server {
 		{Name: "gopls", Command: []string{"gopls"}, Extensions: []string{".go"},
 			RootMarkers: []string{"go.work", "go.mod"}},
 		{Name: "typescript", Command: []string{"typescript-language-server", "--stdio"},
-			Extensions:  []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"},
-			RootMarkers: []string{"package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb", "package.json"}},
-		{Name: "basedpyright", Command: []string{"basedpyright-langserver", "--stdio"}, Group: "python",
+			Extensions:      []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"},
+			RootMarkers:     []string{"package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb", "package.json"},
+			RunsProjectCode: true},
+		{Name: "basedpyright", Command: []string{"basedpyright-langserver", "--stdio"}, Group: "python", RunsProjectCode: true,
 			Extensions:  []string{".py", ".pyi"},
 			RootMarkers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "pyrightconfig.json"}},
-		{Name: "pyright", Command: []string{"pyright-langserver", "--stdio"}, Group: "python",
+		{Name: "pyright", Command: []string{"pyright-langserver", "--stdio"}, Group: "python", RunsProjectCode: true,
 			Extensions:  []string{".py", ".pyi"},
 			RootMarkers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "pyrightconfig.json"}},
 		{Name: "rust", Command: []string{"rust-analyzer"}, Extensions: []string{".rs"},
-			RootMarkers: []string{"Cargo.toml"}},
+			RootMarkers: []string{"Cargo.toml"}, RunsProjectCode: true},
 		{Name: "clangd", Command: []string{"clangd"},
 			Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++"},
 			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"}},
