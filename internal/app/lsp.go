@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ func openCodeTools(cfg *config.Config, worktree, version string, trusted bool, l
 				return false
 			}
 			for _, m := range f.Needs {
-				if p := filepath.Join(worktree, m.Name); m.Contains == "" && exists(p) {
+				if p := filepath.Join(worktree, m.Name); holds(p, m.Contains) {
 					held = append(held, trust.Item{Kind: trust.KindFormatter, Name: f.Name,
 						Detail: "built in, runs the project's own code (" + strings.Join(f.Command, " ") + ")", File: p})
 					break
@@ -117,4 +118,14 @@ func instructionsHook(opts Options, lm *lsp.Manager, next func(ctx context.Conte
 		return next
 	}
 	return warmOnRead(lm, next)
+}
+
+// holds reports whether the file p exists and, when text is not empty,
+// contains it.
+func holds(p, text string) bool {
+	if text == "" {
+		return exists(p)
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && strings.Contains(string(b), text)
 }

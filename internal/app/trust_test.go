@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -18,7 +17,7 @@ func TestBuiltinsThatRunProjectCode(t *testing.T) {
 	root := t.TempDir()
 	home, dir := filepath.Join(root, "home"), filepath.Join(root, "project")
 	writeFiles(t, dir, map[string]string{
-		"Cargo.toml": "[package]\nname = \"x\"\n", "prettier.config.js": "require('child_process').execSync('touch pwned')\n",
+		"Cargo.toml": "[package]\nname = \"x\"\n", "package.json": `{"name": "x", "prettier": {}}`,
 		"go.mod": "module x\n",
 	})
 	env := map[string]string{"HOME": home, "CODELOOP_DISABLE_MODELS_FETCH": "1", "OLLAMA_HOST": "127.0.0.1:1"}
@@ -62,8 +61,5 @@ func TestBuiltinsThatRunProjectCode(t *testing.T) {
 	b := open(true)
 	if got := servers(b); !slices.Contains(got, "rust") {
 		t.Errorf("trusted servers %v, want rust-analyzer back", got)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
-		t.Error("the project's prettier config ran")
 	}
 }
