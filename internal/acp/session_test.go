@@ -275,3 +275,28 @@ func newProject(t *testing.T) testProject {
 		return openLocal(ctx, p, dir)
 	}}
 }
+
+// TestNewSessionReportsTrust checks that session/new tells the editor,
+// under _meta.codeloop.trust, that the project is not trusted and what of
+// its own files is held back.
+func TestNewSessionReportsTrust(t *testing.T) {
+	r := newRig(t, "", `"shell": "/tmp/not-a-shell"`, nil)
+	r.initialize()
+	resp := r.newSession()
+	b, err := json.Marshal(resp.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Codeloop struct {
+			Trust client.ProjectTrust `json:"trust"`
+		} `json:"codeloop"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	tr := meta.Codeloop.Trust
+	if tr.State != "not trusted" || len(tr.HeldBack) == 0 || tr.HeldBack[0].Kind != "shell" {
+		t.Errorf("_meta = %s, want the untrusted shell setting", b)
+	}
+}
