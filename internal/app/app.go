@@ -165,8 +165,12 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		return nil, err
 	}
 	a.held = held
-	a.Trust.add(a.Agents.HeldBack()...)
-	a.Trust.add(a.commands(ctx, nil).HeldBack()...)
+	if held != nil {
+		// Only an untrusted project's files hold anything back; a trusted
+		// one's commands are read when they are first listed.
+		a.Trust.add(a.Agents.HeldBack()...)
+		a.Trust.add(a.commands(ctx, nil).HeldBack()...)
+	}
 	for _, w := range a.Agents.Warnings() {
 		opts.Log.Warn("agent definition", "err", w)
 	}

@@ -48,7 +48,7 @@ func TestMCPJSON(t *testing.T) {
 			t.Errorf("held-back %s at %q, want %q (all: %v)", name, lines[name], w, lines)
 		}
 	}
-	if !l.ProjectFile(filepath.Join(tr.proj, ".mcp.json")) {
+	if !slices.Contains(l.ProjectFiles, filepath.Join(tr.proj, ".mcp.json")) {
 		t.Error(".mcp.json is not one of the project's files")
 	}
 

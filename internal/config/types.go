@@ -9,9 +9,6 @@ package config
 
 import (
 	"encoding/json"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/codeloop/codeloop/internal/trust"
 )
@@ -445,18 +442,4 @@ func (l *Loaded) Use(trusted bool) {
 	if trusted {
 		l.Config = l.Trusted
 	}
-}
-
-// ProjectFile reports whether path is one of the project's own config
-// files or lies in one of its config directories.
-func (l *Loaded) ProjectFile(path string) bool {
-	if slices.Contains(l.ProjectFiles, path) {
-		return true
-	}
-	for _, d := range l.ProjectDirs {
-		if path == d || strings.HasPrefix(path, d+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }

@@ -67,9 +67,7 @@ func TestPermissionBypassForms(t *testing.T) {
 	p.git("init", "-q", "--bare", remote)
 	p.git("remote", "add", "origin", remote)
 	rules := `{"permission": {"bash": {"*": "allow", "npm *": "allow", "git push *": "deny", "touch *": "deny"}}}`
-	if err := os.WriteFile(filepath.Join(p.dir, "codeloop.json"), []byte(rules), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p.writeConfig(rules)
 	stdout, stderr, code := p.run("run", "--auto", "try the commands")
 	if code != 0 {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 )
 
@@ -35,9 +34,6 @@ type entry struct {
 
 // Open returns the store kept in the file at path.
 func Open(path string) *Store { return &Store{path: path} }
-
-// Path is the store's file.
-func (s *Store) Path() string { return s.path }
 
 func (s *Store) read() (storeFile, error) {
 	f := storeFile{Projects: map[string]entry{}}
@@ -127,13 +123,4 @@ func (s *Store) update(change func(*storeFile), force bool) error {
 		return fmt.Errorf("saving trusted projects: %w", err)
 	}
 	return nil
-}
-
-// Projects lists the trusted project directories, sorted.
-func (s *Store) Projects() ([]string, error) {
-	f, err := s.read()
-	if err != nil {
-		return nil, err
-	}
-	return slices.Sorted(maps.Keys(f.Projects)), nil
 }
