@@ -35,23 +35,16 @@ func parseInput(raw json.RawMessage) toolInput {
 	return in
 }
 
-// toolKind says how the editor shows a tool's calls.
-func toolKind(tool string, st *client.ToolState) sdk.ToolKind {
-	switch tool {
-	case "read":
-		return sdk.ToolKindRead
-	case "edit", "write", "multiedit":
-		return sdk.ToolKindEdit
-	case "apply_patch":
-		return patchKind(st)
-	case "bash":
-		return sdk.ToolKindExecute
-	case "grep", "glob", "list", "ls", "codesearch", "websearch":
-		return sdk.ToolKindSearch
-	case "webfetch":
-		return sdk.ToolKindFetch
-	case "todowrite", "todoread", "task":
-		return sdk.ToolKindThink
+// toolKind says how the editor shows a tool's calls: as the tool
+// describes itself, an edit that only deletes or only moves files shown as
+// such once its result says so.
+func toolKind(p client.Part) sdk.ToolKind {
+	switch k := sdk.ToolKind(p.Kind); k {
+	case sdk.ToolKindEdit:
+		return patchKind(p.State)
+	case sdk.ToolKindRead, sdk.ToolKindDelete, sdk.ToolKindMove, sdk.ToolKindSearch,
+		sdk.ToolKindExecute, sdk.ToolKindThink, sdk.ToolKindFetch:
+		return k
 	}
 	return sdk.ToolKindOther
 }
@@ -157,40 +150,19 @@ func absolute(dir, path string) string {
 	return filepath.Join(dir, path)
 }
 
-// toolLocations are the files a call reads or changes, so the editor can
-// follow along.
-func toolLocations(p client.Part, dir string) []sdk.ToolCallLocation {
-	if p.State == nil {
-		return nil
-	}
-	in := parseInput(p.State.Input)
-	switch p.Tool {
-	case "read", "edit", "write", "multiedit":
-		if in.FilePath == "" {
-			return nil
-		}
-		loc := sdk.ToolCallLocation{Path: absolute(dir, in.FilePath)}
-		if p.Tool == "read" && in.Offset > 0 {
-			line := in.Offset
+// toolLocations are the files a call reads or changes, as its tool
+// describes them, so the editor can follow along.
+func toolLocations(p client.Part) []sdk.ToolCallLocation {
+	var out []sdk.ToolCallLocation
+	for _, t := range p.Touches {
+		loc := sdk.ToolCallLocation{Path: t.Path}
+		if t.Line > 0 {
+			line := t.Line
 			loc.Line = &line
 		}
-		return []sdk.ToolCallLocation{loc}
-	case "apply_patch":
-		var out []sdk.ToolCallLocation
-		for _, f := range patchFiles(p.State) {
-			path := f.File
-			if f.MovePath != "" {
-				path = f.MovePath
-			}
-			out = append(out, sdk.ToolCallLocation{Path: absolute(dir, path)})
-		}
-		return out
-	case "grep", "glob", "list":
-		if in.Path != "" {
-			return []sdk.ToolCallLocation{{Path: absolute(dir, in.Path)}}
-		}
+		out = append(out, loc)
 	}
-	return nil
+	return out
 }
 
 // toolStatus maps a call's status.
@@ -404,9 +376,9 @@ func toolCallStart(p client.Part, dir string) sdk.SessionUpdate {
 	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(p.CallID),
 		Title:      toolTitle(p, dir),
-		Kind:       toolKind(p.Tool, p.State),
+		Kind:       toolKind(p),
 		Status:     toolStatus(p.State),
-		Locations:  toolLocations(p, dir),
+		Locations:  toolLocations(p),
 		RawInput:   rawInput(p.State),
 		RawOutput:  rawOutput(p.State),
 		Content:    toolContent(p, dir),
@@ -416,14 +388,14 @@ func toolCallStart(p client.Part, dir string) sdk.SessionUpdate {
 // toolCallUpdate is the tool_call_update of a call's new state.
 func toolCallUpdate(p client.Part, dir string) sdk.SessionUpdate {
 	title := toolTitle(p, dir)
-	kind := toolKind(p.Tool, p.State)
+	kind := toolKind(p)
 	status := toolStatus(p.State)
 	return sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(p.CallID),
 		Title:      &title,
 		Kind:       &kind,
 		Status:     &status,
-		Locations:  toolLocations(p, dir),
+		Locations:  toolLocations(p),
 		RawInput:   rawInput(p.State),
 		RawOutput:  rawOutput(p.State),
 		Content:    toolContent(p, dir),

@@ -36,6 +36,7 @@ need the definition or the callers of one symbol: it follows the language's scop
 func NewTool(m *Manager) tool.Tool {
 	return tool.Must(tool.Def[toolParams]{
 		ID:          "lsp",
+		Traits:      tool.Traits{Kind: tool.KindSearch, Contained: true},
 		Description: toolDescription,
 		Schema: func(s *jsonschema.Schema) {
 			var ops []any

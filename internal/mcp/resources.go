@@ -115,6 +115,14 @@ type listResourcesTool struct{ m *Manager }
 
 func (*listResourcesTool) ID() string { return "list_mcp_resources" }
 
+// Traits say the tool lists and changes nothing.
+func (*listResourcesTool) Traits() tool.Traits {
+	return tool.Traits{Kind: tool.KindSearch, Contained: true}
+}
+
+// Touches returns nil: resources are not the project's files.
+func (*listResourcesTool) Touches(json.RawMessage, string) []tool.Touch { return nil }
+
 func (*listResourcesTool) Description() string {
 	return "Lists the resources the connected MCP servers offer (files, documents, records), " +
 		"with the server and URI to pass to read_mcp_resource. Give server to list one server's only."
@@ -152,6 +160,14 @@ func (t *listResourcesTool) Run(ctx context.Context, call *tool.Call) (*tool.Res
 type readResourceTool struct{ m *Manager }
 
 func (*readResourceTool) ID() string { return "read_mcp_resource" }
+
+// Traits say the tool reads and changes nothing.
+func (*readResourceTool) Traits() tool.Traits {
+	return tool.Traits{Kind: tool.KindRead, Contained: true}
+}
+
+// Touches returns nil: resources are not the project's files.
+func (*readResourceTool) Touches(json.RawMessage, string) []tool.Touch { return nil }
 
 func (*readResourceTool) Description() string {
 	return "Reads a resource of an MCP server by its URI, as listed by list_mcp_resources."

@@ -96,6 +96,18 @@ type ToolPart struct {
 	Tool     string         `json:"tool"`
 	State    ToolState      `json:"state"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Kind is what the tool does (read, edit, execute, ...) and Touches
+	// the files the call reads or changes, as the tool described them
+	// when the call started.
+	Kind    string      `json:"kind,omitempty"`
+	Touches []ToolTouch `json:"touches,omitempty"`
+}
+
+// ToolTouch is a file a tool call reads or changes.
+type ToolTouch struct {
+	Path  string `json:"path"`
+	Line  int    `json:"line,omitempty"`
+	Write bool   `json:"write,omitempty"`
 }
 
 // StepStartPart marks the start of a model step; Snapshot is the tree

@@ -179,6 +179,8 @@ func unmarshalToolPart(b []byte) (Part, error) {
 		Tool     string         `json:"tool"`
 		State    toolStateJSON  `json:"state"`
 		Metadata map[string]any `json:"metadata,omitempty"`
+		Kind     string         `json:"kind,omitempty"`
+		Touches  []ToolTouch    `json:"touches,omitempty"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("%s part: %w", TypeTool, err)
@@ -187,5 +189,6 @@ func unmarshalToolPart(b []byte) (Part, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s part: %w", TypeTool, err)
 	}
-	return &ToolPart{PartBase: raw.PartBase, CallID: raw.CallID, Tool: raw.Tool, State: st, Metadata: raw.Metadata}, nil
+	return &ToolPart{PartBase: raw.PartBase, CallID: raw.CallID, Tool: raw.Tool, State: st, Metadata: raw.Metadata,
+		Kind: raw.Kind, Touches: raw.Touches}, nil
 }

@@ -37,6 +37,13 @@ func NewTool(set *Set) *Tool { return &Tool{set: set} }
 // ID returns "skill".
 func (t *Tool) ID() string { return ToolID }
 
+// Traits say the skill tool reads a skill's instructions and changes
+// nothing.
+func (t *Tool) Traits() tool.Traits { return tool.Traits{Kind: tool.KindRead, Contained: true} }
+
+// Touches returns nil: a skill is named, not a path.
+func (t *Tool) Touches(json.RawMessage, string) []tool.Touch { return nil }
+
 // Description explains the tool and lists the skills the model may load.
 func (t *Tool) Description() string {
 	var b strings.Builder

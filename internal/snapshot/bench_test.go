@@ -49,7 +49,7 @@ func benchmarkStepScan(b *testing.B, noWatch bool) {
 	ctx := context.Background()
 	step := func(i int) {
 		cp, _ := s.Begin(ctx, dir, "ses_bench", "msg")
-		if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+		if err := s.BeforeTool(ctx, cp); err != nil {
 			b.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, "pkg00", "sub00", "f00000.go"), fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)

@@ -40,7 +40,7 @@ func TestStoreStaysUnderCap(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	cp, _ := s.Begin(ctx, dir, "ses_cap", "msg_1")
-	if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+	if err := s.BeforeTool(ctx, cp); err != nil {
 		t.Fatal(err)
 	}
 	// The command unpacks a data set and rewrites the large file.

@@ -30,9 +30,6 @@ func TestRecoverKilledStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := killed.BeforeTool(ctx, cp, "write"); err != nil {
-		t.Fatal(err)
-	}
 	toolWrite(t, killed, "ses_1", filepath.Join(work, "a.txt"), "new a\n")
 	toolWrite(t, killed, "ses_1", filepath.Join(work, "sub", "new.txt"), "created\n")
 	// The tool was killed before it wrote same.txt.

@@ -42,7 +42,7 @@ func TestLargeProject(t *testing.T) {
 	step := func(n int) Patch {
 		t0 := time.Now()
 		cp, _ := s.Begin(ctx, dir, "ses_large", "msg")
-		if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+		if err := s.BeforeTool(ctx, cp); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, "notes.txt"), fmt.Appendf(nil, "step %d\n", n), 0o644)

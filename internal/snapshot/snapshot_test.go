@@ -132,19 +132,19 @@ func TestRevertUnrevert(t *testing.T) {
 			os.Remove(p)
 		}},
 		{"bash rm", func(t *testing.T, s *Store, dir, cp string) {
-			if err := s.BeforeTool(context.Background(), cp, "bash"); err != nil {
+			if err := s.BeforeTool(context.Background(), cp); err != nil {
 				t.Fatal(err)
 			}
 			sh(t, dir, "rm script.sh")
 		}},
 		{"bash mv", func(t *testing.T, s *Store, dir, cp string) {
-			if err := s.BeforeTool(context.Background(), cp, "bash"); err != nil {
+			if err := s.BeforeTool(context.Background(), cp); err != nil {
 				t.Fatal(err)
 			}
 			sh(t, dir, "mv data/a.bin data/b.bin && chmod 600 data/b.bin")
 		}},
 		{"bash create", func(t *testing.T, s *Store, dir, cp string) {
-			if err := s.BeforeTool(context.Background(), cp, "mcp_fs_write"); err != nil {
+			if err := s.BeforeTool(context.Background(), cp); err != nil {
 				t.Fatal(err)
 			}
 			sh(t, dir, "mkdir -p gen && printf 'x%.0s' 1 2 3 > gen/out.txt && ln -s ../doc.md gen/link && printf '\\000\\001' >> src/main.go")
@@ -332,7 +332,7 @@ func TestEditBetweenSteps(t *testing.T) {
 		ctx := context.Background()
 		step := func(script string) string {
 			cp, _ := s.Begin(ctx, dir, "ses_u", "msg")
-			if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+			if err := s.BeforeTool(ctx, cp); err != nil {
 				t.Fatal(err)
 			}
 			sh(t, dir, script)

@@ -134,19 +134,11 @@ func (s *Store) BeforeChange(_ context.Context, sessionID string, paths []string
 	return nil
 }
 
-// unscannedTools change no file, or only the files they name to
-// BeforeChange, so no scan is made around them.
-var unscannedTools = []string{"read", "glob", "grep", "list", "todoread", "todowrite", "question",
-	"webfetch", "websearch", "codesearch", "skill", "task", "invalid", "edit", "write", "apply_patch",
-	"lsp", "batch"}
-
-// BeforeTool is called before a tool of the checkpoint's step runs. Before
-// the first tool that may change any file (bash, MCP and custom tools), it
-// scans the project, so Finish can tell what such tools changed.
-func (s *Store) BeforeTool(ctx context.Context, checkpoint, tool string) error {
-	if slices.Contains(unscannedTools, tool) {
-		return nil
-	}
+// BeforeTool is called before a tool of the checkpoint's step runs that
+// may change files it does not name to BeforeChange (bash, MCP and custom
+// tools; see tool.Traits.Contained). Before the first such tool, it scans
+// the project, so Finish can tell what such tools changed.
+func (s *Store) BeforeTool(ctx context.Context, checkpoint string) error {
 	st := s.step(checkpoint)
 	if st == nil {
 		return nil

@@ -129,6 +129,13 @@ func (t *Tool) ID() string { return ID }
 // Schema returns the JSON Schema of the arguments.
 func (t *Tool) Schema() json.RawMessage { return t.def.Schema() }
 
+// Traits say the task tool delegates: the sub-agent's own calls are
+// recorded, and snapshotted, in its session.
+func (t *Tool) Traits() tool.Traits { return tool.Traits{Kind: tool.KindThink, Contained: true} }
+
+// Touches returns nil: what a sub-agent touches is its own calls'.
+func (t *Tool) Touches(json.RawMessage, string) []tool.Touch { return nil }
+
 // Description lists every sub-agent; DescriptionFor is what an agent
 // should be shown.
 func (t *Tool) Description() string { return t.describe(nil) }

@@ -15,6 +15,8 @@ type applyPatchParams struct {
 
 func newApplyPatch(env Env, locks *fileLocks) Tool {
 	return Must(Def[applyPatchParams]{
+		Traits:      Traits{Kind: KindEdit, Contained: true},
+		Touches:     patchTouches,
 		ID:          "apply_patch",
 		Description: describe("apply_patch"),
 		Truncate:    env.Truncator,
@@ -144,5 +146,21 @@ func sortedUnique(s []string) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// patchTouches returns the files a patch changes: each added, updated,
+// deleted or moved file (a move touches both paths). A patch that does
+// not parse touches nothing that can be known.
+func patchTouches(p applyPatchParams, dir string) []Touch {
+	ops, err := parsePatch(p.PatchText)
+	if err != nil {
+		return nil
+	}
+	var out []Touch
+	for _, op := range ops {
+		out = append(out, touch(dir, op.path, true)...)
+		out = append(out, touch(dir, op.moveTo, true)...)
+	}
 	return out
 }

@@ -58,6 +58,7 @@ type bashParams struct {
 func newBash(env Env) Tool {
 	var terminalOff sync.Once
 	return Must(Def[bashParams]{
+		Traits:      Traits{Kind: KindExecute},
 		ID:          "bash",
 		Description: describe("bash"),
 		Schema: func(s *jsonschema.Schema) {
@@ -116,6 +117,10 @@ func analyzeBash(env Env, command, dir string) BashAnalysis {
 // runBash runs one call. terminalOff logs, once per tool, that the
 // editor's terminals are not used because the sandbox is on.
 func runBash(ctx context.Context, env Env, call *Call, p bashParams, terminalOff *sync.Once) (*Result, error) {
+	var err error
+	if env.Sandbox, err = env.Sandbox.tighten(call.Sandbox); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, fmt.Errorf("command is empty")
 	}

@@ -24,6 +24,7 @@ type codeSearchParams struct {
 
 func newCodeSearch(env Env) Tool {
 	return Must(Def[codeSearchParams]{
+		Traits:      Traits{Kind: KindSearch, Contained: true},
 		ID:          "codesearch",
 		Description: describe("codesearch"),
 		Schema: func(s *jsonschema.Schema) {

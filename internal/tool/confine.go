@@ -35,6 +35,30 @@ func (c *Confinement) on() bool {
 	return c != nil && c.Mode != "" && c.Mode != sandbox.ModeOff
 }
 
+// tighten returns the confinement for a call of a session whose own mode
+// is mode: c when c is at least as strict, else c with mode (or, when
+// nothing is configured, mode with the defaults). A session's mode never
+// loosens the configured one.
+func (c *Confinement) tighten(mode sandbox.Mode) (*Confinement, error) {
+	have := sandbox.ModeOff
+	if c != nil && c.Mode != "" {
+		have = c.Mode
+	}
+	if !mode.Stricter(have) {
+		return c, nil
+	}
+	if c != nil {
+		n := *c
+		n.Mode = mode
+		return &n, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding codeloop's executable for the sandbox helper: %w", err)
+	}
+	return &Confinement{Sandbox: sandbox.New(exe), Mode: mode, Fallback: SandboxFallbackAsk}, nil
+}
+
 // Fallback values.
 const (
 	SandboxFallbackAsk  = "ask"

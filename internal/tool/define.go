@@ -27,6 +27,10 @@ type Def[P any] struct {
 	// text. Tail keeps the end of the output instead of its start.
 	Truncate *Truncator
 	Tail     bool
+	// Traits describe the tool (see Describer); Touches, when set,
+	// returns the files a call with arguments p reads or changes.
+	Traits  Traits
+	Touches func(p P, dir string) []Touch
 }
 
 // InvalidArgumentsError reports arguments that do not satisfy a tool's
@@ -82,8 +86,22 @@ func Must[P any](def Def[P]) Tool {
 }
 
 func (d *defined[P]) ID() string              { return d.def.ID }
+func (d *defined[P]) Traits() Traits          { return d.def.Traits }
 func (d *defined[P]) Description() string     { return d.def.Description }
 func (d *defined[P]) Schema() json.RawMessage { return d.raw }
+
+// Touches decodes the arguments and returns the files they name; nil when
+// they do not decode.
+func (d *defined[P]) Touches(input json.RawMessage, dir string) []Touch {
+	if d.def.Touches == nil {
+		return nil
+	}
+	p, err := d.decode(input)
+	if err != nil {
+		return nil
+	}
+	return d.def.Touches(p, dir)
+}
 
 // Run validates and decodes the call's arguments, runs the tool and
 // truncates its output.

@@ -15,6 +15,8 @@ type editParams struct {
 
 func newEdit(env Env, locks *fileLocks) Tool {
 	return Must(Def[editParams]{
+		Traits:      Traits{Kind: KindEdit, Contained: true},
+		Touches:     func(p editParams, dir string) []Touch { return touch(dir, p.FilePath, true) },
 		ID:          "edit",
 		Description: describe("edit"),
 		Truncate:    env.Truncator,

@@ -23,6 +23,8 @@ type globParams struct {
 
 func newGlob(env Env) Tool {
 	return Must(Def[globParams]{
+		Traits:      Traits{Kind: KindSearch, Contained: true},
+		Touches:     func(p globParams, dir string) []Touch { return touch(dir, p.Path, false) },
 		ID:          "glob",
 		Description: describe("glob"),
 		Truncate:    env.Truncator,

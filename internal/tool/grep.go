@@ -28,6 +28,8 @@ type grepParams struct {
 
 func newGrep(env Env) Tool {
 	return Must(Def[grepParams]{
+		Traits:      Traits{Kind: KindSearch, Contained: true},
+		Touches:     func(p grepParams, dir string) []Touch { return touch(dir, p.Path, false) },
 		ID:          "grep",
 		Description: describe("grep"),
 		Truncate:    env.Truncator,

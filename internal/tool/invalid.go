@@ -11,6 +11,7 @@ type invalidParams struct {
 // the model what to fix.
 func newInvalid() Tool {
 	return Must(Def[invalidParams]{
+		Traits:      Traits{Kind: KindOther, Contained: true},
 		ID:          InvalidID,
 		Description: describe("invalid"),
 		Run: func(_ context.Context, _ *Call, p invalidParams) (*Result, error) {

@@ -162,6 +162,7 @@ type questionParams struct {
 
 func newQuestion(env Env) Tool {
 	return Must(Def[questionParams]{
+		Traits:      Traits{Kind: KindThink, Contained: true},
 		ID:          "question",
 		Description: describe("question"),
 		Schema: func(s *jsonschema.Schema) {

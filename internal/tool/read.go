@@ -35,6 +35,14 @@ type readParams struct {
 
 func newRead(env Env) Tool {
 	return Must(Def[readParams]{
+		Traits: Traits{Kind: KindRead, Contained: true},
+		Touches: func(p readParams, dir string) []Touch {
+			t := touch(dir, p.FilePath, false)
+			if len(t) > 0 && p.Offset > 0 {
+				t[0].Line = p.Offset
+			}
+			return t
+		},
 		ID:          "read",
 		Description: describe("read"),
 		Schema: func(s *jsonschema.Schema) {

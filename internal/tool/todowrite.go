@@ -36,6 +36,7 @@ type todoWriteParams struct {
 
 func newTodoWrite(env Env) Tool {
 	return Must(Def[todoWriteParams]{
+		Traits:      Traits{Kind: KindThink, Contained: true},
 		ID:          "todowrite",
 		Description: describe("todowrite"),
 		Schema: func(s *jsonschema.Schema) {

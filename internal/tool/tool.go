@@ -21,6 +21,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/sandbox"
 )
 
 // Tool is one capability the model can call.
@@ -69,6 +70,9 @@ type Call struct {
 	// Terminal, when set, is where bash runs its command (an editor's
 	// terminals) unless a sandbox mode is on; nil means codeloop's shell.
 	Terminal Terminal
+	// Sandbox is the session's own sandbox mode: bash confines commands
+	// at least this strictly, whatever the configured mode.
+	Sandbox sandbox.Mode
 }
 
 // progress reports live title and metadata when the caller listens.

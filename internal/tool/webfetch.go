@@ -40,6 +40,7 @@ type webFetchParams struct {
 
 func newWebFetch(env Env) Tool {
 	return Must(Def[webFetchParams]{
+		Traits:      Traits{Kind: KindFetch, Contained: true},
 		ID:          "webfetch",
 		Description: describe("webfetch"),
 		Schema: func(s *jsonschema.Schema) {

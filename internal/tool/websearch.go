@@ -155,6 +155,7 @@ type webSearchParams struct {
 
 func newWebSearch(env Env) Tool {
 	return Must(Def[webSearchParams]{
+		Traits:      Traits{Kind: KindSearch, Contained: true},
 		ID:          "websearch",
 		Description: describe("websearch"),
 		Schema: func(s *jsonschema.Schema) {

@@ -21,6 +21,8 @@ type writeParams struct {
 
 func newWrite(env Env, locks *fileLocks) Tool {
 	return Must(Def[writeParams]{
+		Traits:      Traits{Kind: KindEdit, Contained: true},
+		Touches:     func(p writeParams, dir string) []Touch { return touch(dir, p.FilePath, true) },
 		ID:          "write",
 		Description: describe("write"),
 		Truncate:    env.Truncator,
