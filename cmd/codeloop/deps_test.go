@@ -38,6 +38,19 @@ var engine = []string{
 	module + "/internal/app",
 }
 
+// commandLine is the front end that opens the engine itself (through
+// internal/app and client/local) but may not use the engine's packages
+// directly: its use cases are app's and the client's.
+var commandLine = module + "/internal/cli"
+
+// notImportedByCommandLine are the packages internal/cli may not import.
+var notImportedByCommandLine = []string{
+	module + "/internal/session",
+	module + "/internal/store",
+	module + "/internal/tool",
+	module + "/internal/bus",
+}
+
 var uiModules = []string{"charm.land/", "github.com/charmbracelet/", "github.com/spf13/cobra"}
 
 // leaves import nothing of codeloop's.
@@ -47,6 +60,7 @@ var leaves = []string{"internal/store", "internal/id", "internal/bus", "internal
 
 type pkg struct {
 	ImportPath string
+	Imports    []string
 	Deps       []string
 }
 
@@ -107,6 +121,13 @@ func TestLayers(t *testing.T) {
 		if p.ImportPath == module+"/internal/tui" {
 			for _, d := range p.Deps {
 				sawTUI = sawTUI || d == module+"/internal/client"
+			}
+		}
+		if p.ImportPath == commandLine {
+			for _, d := range p.Imports {
+				if hasPrefix(d, notImportedByCommandLine) {
+					t.Errorf("%s imports %s; the command line reaches the engine through internal/app's use cases and internal/client", p.ImportPath, d)
+				}
 			}
 		}
 		front := hasPrefix(p.ImportPath, frontEnds)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -100,4 +101,35 @@ func (a *App) Compact(ctx context.Context, sessionID string, run func(func(conte
 		_ = a.Engine.Compact(ctx, sessionID)
 	})
 	return nil
+}
+
+// Revert restores the files the session changed from a message on and
+// hides the messages from it on, until Unrevert or the next prompt. It
+// returns the files restored.
+func (a *App) Revert(ctx context.Context, sessionID, messageID string, force bool) ([]string, error) {
+	info, err := a.Engine.Revert(ctx, session.RevertInput{SessionID: sessionID, MessageID: messageID, Force: force})
+	if err != nil {
+		return nil, noSession(err, sessionID)
+	}
+	var st session.RevertState
+	if err := json.Unmarshal(info.Revert, &st); err != nil {
+		return nil, fmt.Errorf("reading the revert of session %s: %w", sessionID, err)
+	}
+	return st.Files, nil
+}
+
+// Unrevert brings back what the session's revert took back; it reports
+// false when the session was not reverted.
+func (a *App) Unrevert(ctx context.Context, sessionID string, force bool) (bool, error) {
+	before, err := a.Sessions.Get(ctx, sessionID)
+	if err != nil {
+		return false, noSession(err, sessionID)
+	}
+	if len(before.Revert) == 0 {
+		return false, nil
+	}
+	if _, err := a.Engine.Unrevert(ctx, sessionID, force); err != nil {
+		return false, noSession(err, sessionID)
+	}
+	return true, nil
 }

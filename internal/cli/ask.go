@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/client"
 )
 
 // inlineAsker asks `run`'s permission requests on the terminal, one at a
@@ -21,12 +21,20 @@ import (
 type inlineAsker struct {
 	tty     *os.File
 	out     io.Writer // the terminal's standard error
-	reply   func(ctx context.Context, id string, r permission.Reply) error
 	answers chan inlineAnswer
 
-	queue   []permission.Request
-	current *permission.Request
+	queue   []pendingAsk
+	current *pendingAsk
 	wg      sync.WaitGroup
+}
+
+// replyFunc answers a permission request (client.Client.ReplyPermission).
+type replyFunc func(ctx context.Context, requestID string, r client.PermissionReply) error
+
+// pendingAsk is a request waiting for the user, with where to answer it.
+type pendingAsk struct {
+	client.PermissionRequest
+	reply replyFunc
 }
 
 type inlineAnswer struct {
@@ -35,17 +43,17 @@ type inlineAnswer struct {
 }
 
 // newInlineAsker opens the controlling terminal; nil when there is none.
-func newInlineAsker(out io.Writer, reply func(context.Context, string, permission.Reply) error) *inlineAsker {
+func newInlineAsker(out io.Writer) *inlineAsker {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
 		return nil
 	}
-	return &inlineAsker{tty: tty, out: out, reply: reply, answers: make(chan inlineAnswer, 1)}
+	return &inlineAsker{tty: tty, out: out, answers: make(chan inlineAnswer, 1)}
 }
 
 // asked queues a request and asks it when no other question is open.
-func (a *inlineAsker) asked(req permission.Request) {
-	a.queue = append(a.queue, req)
+func (a *inlineAsker) asked(req client.PermissionRequest, reply replyFunc) {
+	a.queue = append(a.queue, pendingAsk{req, reply})
 	a.next()
 }
 
@@ -90,9 +98,9 @@ func (a *inlineAsker) answer(ctx context.Context, ans inlineAnswer) {
 	}
 	r := parseInlineReply(ans.line)
 	if ans.err != nil && !errors.Is(ans.err, io.EOF) {
-		r = permission.Reply{Kind: permission.ReplyReject}
+		r = client.PermissionReply{Reply: client.ReplyReject}
 	}
-	if err := a.reply(ctx, req.ID, r); err != nil {
+	if err := req.reply(ctx, req.ID, r); err != nil {
 		fmt.Fprintf(a.out, "the request is no longer waiting: %v\n", err)
 	}
 	a.next()
@@ -100,17 +108,17 @@ func (a *inlineAsker) answer(ctx context.Context, ans inlineAnswer) {
 
 // parseInlineReply reads an answer: o/once/y/yes, a/always, r/reject/n/no
 // or empty (reject), or any other text (a reject with it as the reason).
-func parseInlineReply(line string) permission.Reply {
+func parseInlineReply(line string) client.PermissionReply {
 	s := strings.TrimSpace(line)
 	switch strings.ToLower(s) {
 	case "o", "once", "y", "yes":
-		return permission.Reply{Kind: permission.ReplyOnce}
+		return client.PermissionReply{Reply: client.ReplyOnce}
 	case "a", "always":
-		return permission.Reply{Kind: permission.ReplyAlways}
+		return client.PermissionReply{Reply: client.ReplyAlways}
 	case "", "r", "reject", "n", "no":
-		return permission.Reply{Kind: permission.ReplyReject}
+		return client.PermissionReply{Reply: client.ReplyReject}
 	}
-	return permission.Reply{Kind: permission.ReplyReject, Message: s}
+	return client.PermissionReply{Reply: client.ReplyReject, Message: s}
 }
 
 // close ends a pending read and closes the terminal.

@@ -3,22 +3,22 @@ package cli
 import (
 	"testing"
 
-	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/client"
 )
 
 func TestParseInlineReply(t *testing.T) {
 	tests := []struct {
 		line string
-		want permission.Reply
+		want client.PermissionReply
 	}{
-		{"o\n", permission.Reply{Kind: permission.ReplyOnce}},
-		{"Yes\n", permission.Reply{Kind: permission.ReplyOnce}},
-		{" a \n", permission.Reply{Kind: permission.ReplyAlways}},
-		{"always\n", permission.Reply{Kind: permission.ReplyAlways}},
-		{"\n", permission.Reply{Kind: permission.ReplyReject}},
-		{"", permission.Reply{Kind: permission.ReplyReject}},
-		{"n\n", permission.Reply{Kind: permission.ReplyReject}},
-		{"use git mv instead\n", permission.Reply{Kind: permission.ReplyReject, Message: "use git mv instead"}},
+		{"o\n", client.PermissionReply{Reply: client.ReplyOnce}},
+		{"Yes\n", client.PermissionReply{Reply: client.ReplyOnce}},
+		{" a \n", client.PermissionReply{Reply: client.ReplyAlways}},
+		{"always\n", client.PermissionReply{Reply: client.ReplyAlways}},
+		{"\n", client.PermissionReply{Reply: client.ReplyReject}},
+		{"", client.PermissionReply{Reply: client.ReplyReject}},
+		{"n\n", client.PermissionReply{Reply: client.ReplyReject}},
+		{"use git mv instead\n", client.PermissionReply{Reply: client.ReplyReject, Message: "use git mv instead"}},
 	}
 	for _, tt := range tests {
 		if got := parseInlineReply(tt.line); got != tt.want {

@@ -9,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codeloop/codeloop/internal/id"
-	"github.com/codeloop/codeloop/internal/session"
-	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/app"
 )
 
 func newExportCmd(e *env) *cobra.Command {
@@ -30,19 +28,16 @@ func newExportCmd(e *env) *cobra.Command {
 			if len(args) == 1 {
 				id = args[0]
 			} else {
-				list, err := a.Sessions.List(ctx, store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: 1})
+				latest, ok, err := a.Records().Latest(ctx)
 				if err != nil {
 					return err
 				}
-				if len(list) == 0 {
+				if !ok {
 					return errors.New("there is no session to export in this project")
 				}
-				id = list[0].ID
+				id = latest
 			}
-			exp, err := a.Sessions.Export(ctx, id)
-			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("session %s does not exist", id)
-			}
+			exp, err := a.Records().Export(ctx, id)
 			if err != nil {
 				return err
 			}
@@ -75,7 +70,7 @@ func newImportCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			exp, err := readExport(name, data)
+			exp, err := app.ParseExport(name, data)
 			if err != nil {
 				return err
 			}
@@ -88,7 +83,7 @@ func newImportCmd(e *env) *cobra.Command {
 			if err := a.SaveProject(ctx); err != nil {
 				return err
 			}
-			info, err := a.Sessions.Import(ctx, exp, session.ImportOptions{ProjectID: a.ProjectID, Replace: replace})
+			info, err := a.Records().Import(ctx, exp, replace)
 			if err != nil {
 				return err
 			}
@@ -101,34 +96,4 @@ func newImportCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&replace, "replace", false, "replace a stored session with the same id")
 	return cmd
-}
-
-// readExport decodes a session export, the JSON that codeloop export and
-// opencode export print, and says what was expected when data is not one.
-func readExport(name string, data []byte) (session.Export, error) {
-	var exp session.Export
-	notExport := func(why string) (session.Export, error) {
-		return exp, fmt.Errorf("%s is not a codeloop or OpenCode session export (%s); expected the JSON that "+
-			"\"codeloop export\" or \"opencode export\" prints: "+
-			`{"info": {"id": "ses_…", …}, "messages": [{"info": {…}, "parts": […]}, …]}`, name, why)
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil || top == nil {
-		if !json.Valid(data) {
-			return notExport("it is not JSON")
-		}
-		return notExport("it is not a JSON object")
-	}
-	for _, key := range []string{"info", "messages"} {
-		if _, ok := top[key]; !ok {
-			return notExport(fmt.Sprintf("it has no %q field", key))
-		}
-	}
-	if err := json.Unmarshal(data, &exp); err != nil {
-		return notExport(err.Error())
-	}
-	if err := id.Check(id.Session, exp.Info.ID); err != nil {
-		return notExport(fmt.Sprintf("info.id %q is not a session id", exp.Info.ID))
-	}
-	return exp, nil
 }

@@ -12,8 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codeloop/codeloop/internal/app"
+
 	"github.com/codeloop/codeloop/internal/permission"
-	"github.com/codeloop/codeloop/internal/store"
 )
 
 // approvalScope turns the scope flags of the permissions commands into a
@@ -63,13 +64,13 @@ not affected.`,
 			if err != nil {
 				return err
 			}
-			saved, err := a.Store.ListApprovals(cmd.Context(), scope, scopeID)
+			saved, err := a.Records().Approvals(cmd.Context(), scope, scopeID)
 			if err != nil {
 				return err
 			}
 			if format == "json" {
 				if saved == nil {
-					saved = []store.Approval{}
+					saved = []app.Approval{}
 				}
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
@@ -113,7 +114,7 @@ not affected.`,
 			if err != nil {
 				return err
 			}
-			saved, err := a.Store.ListApprovals(cmd.Context(), scope, scopeID)
+			saved, err := a.Records().Approvals(cmd.Context(), scope, scopeID)
 			if err != nil {
 				return err
 			}
@@ -133,7 +134,7 @@ not affected.`,
 					return nil
 				}
 			}
-			n, err := a.Store.DeleteApprovals(cmd.Context(), scope, scopeID)
+			n, err := a.Records().DeleteApprovals(cmd.Context(), scope, scopeID)
 			if err != nil {
 				return err
 			}

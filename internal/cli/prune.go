@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/app"
 )
 
 // newSessionPruneCmd deletes the sessions not used for a while.
@@ -24,7 +24,7 @@ func newSessionPruneCmd(e *env) *cobra.Command {
 			if olderThan == "" {
 				return &exitCodeError{code: exitUsage, err: errors.New("--older-than is required: give an age such as 30d")}
 			}
-			age, err := session.ParseAge(olderThan)
+			age, err := app.ParseAge(olderThan)
 			if err != nil {
 				return &exitCodeError{code: exitUsage, err: fmt.Errorf("--older-than: %w", err)}
 			}
@@ -33,13 +33,9 @@ func newSessionPruneCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			project := a.ProjectID
-			if all {
-				project = ""
-			}
 			before := time.Now().Add(-age)
 			if dryRun {
-				ids, err := a.Sessions.OlderThan(cmd.Context(), project, before)
+				ids, err := a.Records().OldSessions(cmd.Context(), before, all)
 				if err != nil {
 					return err
 				}
@@ -49,7 +45,7 @@ func newSessionPruneCmd(e *env) *cobra.Command {
 				fmt.Fprintf(e.stdout, "%d sessions older than %s; run without --dry-run to delete them\n", len(ids), olderThan)
 				return nil
 			}
-			n, err := a.Sessions.DeleteOlderThan(cmd.Context(), project, before)
+			n, err := a.Records().DeleteOldSessions(cmd.Context(), before, all)
 			if err != nil {
 				return err
 			}

@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloop/codeloop/internal/app"
-	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/snapshot"
-	"github.com/codeloop/codeloop/internal/store"
 )
 
 // openEngine opens the project's app with its engine, for commands that
@@ -92,18 +90,16 @@ func sessionRevertCmds(e *env) []*cobra.Command {
 				return err
 			}
 			defer a.Close()
-			info, err := a.Engine.Revert(ctx, session.RevertInput{SessionID: args[0], MessageID: args[1], Force: force})
+			files, err := a.Revert(ctx, args[0], args[1], force)
 			if err != nil {
-				return revertFailure(args[0], err)
+				return err
 			}
-			var st session.RevertState
-			_ = json.Unmarshal(info.Revert, &st)
-			for _, f := range st.Files {
+			for _, f := range files {
 				fmt.Fprintf(e.stdout, "restored %s\n", relTo(a.Worktree, f))
 			}
 			fmt.Fprintf(e.stdout, "Reverted session %s to before message %s (%d file(s) restored). "+
 				"`codeloop session unrevert %s` undoes it; the next prompt makes it final.\n",
-				info.ID, args[1], len(st.Files), info.ID)
+				args[0], args[1], len(files), args[0])
 			return nil
 		},
 	}
@@ -121,16 +117,13 @@ func sessionRevertCmds(e *env) []*cobra.Command {
 				return err
 			}
 			defer a.Close()
-			before, err := a.Sessions.Get(ctx, args[0])
+			reverted, err := a.Unrevert(ctx, args[0], uforce)
 			if err != nil {
-				return revertFailure(args[0], err)
+				return err
 			}
-			if len(before.Revert) == 0 {
+			if !reverted {
 				fmt.Fprintf(e.stdout, "Session %s is not reverted.\n", args[0])
 				return nil
-			}
-			if _, err := a.Engine.Unrevert(ctx, args[0], uforce); err != nil {
-				return revertFailure(args[0], err)
 			}
 			fmt.Fprintf(e.stdout, "Unreverted session %s: its files and messages are back.\n", args[0])
 			return nil
@@ -142,28 +135,21 @@ func sessionRevertCmds(e *env) []*cobra.Command {
 
 // sessionArg is the session named by args, or the project's latest.
 func sessionArg(ctx context.Context, a *app.App, args []string) (string, error) {
+	r := a.Records()
 	if len(args) == 1 {
-		if _, err := a.Sessions.Get(ctx, args[0]); err != nil {
-			return "", revertFailure(args[0], err)
+		if _, err := r.Session(ctx, args[0]); err != nil {
+			return "", err
 		}
 		return args[0], nil
 	}
-	infos, err := a.Sessions.List(ctx, store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: 1})
+	latest, ok, err := r.Latest(ctx)
 	if err != nil {
 		return "", err
 	}
-	if len(infos) == 0 {
+	if !ok {
 		return "", errors.New("this project has no sessions yet")
 	}
-	return infos[0].ID, nil
-}
-
-// revertFailure words a revert command's error for the terminal.
-func revertFailure(id string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("session %s does not exist: `codeloop session list` shows this project's sessions", id)
-	}
-	return err
+	return latest, nil
 }
 
 // relTo is path relative to dir when it lies inside it.

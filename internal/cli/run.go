@@ -1,28 +1,19 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/app"
-	"github.com/codeloop/codeloop/internal/bus"
-	"github.com/codeloop/codeloop/internal/id"
-	"github.com/codeloop/codeloop/internal/message"
-	"github.com/codeloop/codeloop/internal/permission"
-	"github.com/codeloop/codeloop/internal/session"
-	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/local"
 )
 
 // runOptions are the flags of codeloop run.
@@ -106,259 +97,165 @@ func (e *env) runMessage(args []string) (string, error) {
 }
 
 // runRules are added to sessions run without anyone to answer questions.
-func runRules() permission.Ruleset {
-	return permission.Ruleset{
-		{Permission: "question", Pattern: "*", Action: permission.Deny},
-		{Permission: "plan_enter", Pattern: "*", Action: permission.Deny},
-		{Permission: "plan_exit", Pattern: "*", Action: permission.Deny},
+func runRules() []client.PermissionRule {
+	return []client.PermissionRule{
+		{Permission: "question", Pattern: "*", Action: "deny"},
+		{Permission: "plan_enter", Pattern: "*", Action: "deny"},
+		{Permission: "plan_exit", Pattern: "*", Action: "deny"},
 	}
 }
 
+// usage marks err as a mistake in the command line (exit status 2).
+func usage(err error) error { return &exitCodeError{code: exitUsage, err: err} }
+
 func (e *env) run(ctx context.Context, args []string, o runOptions) error {
 	if o.format != "default" && o.format != "json" {
-		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--format %q: want default or json", o.format)}
+		return usage(fmt.Errorf("--format %q: want default or json", o.format))
 	}
 	if o.fork && !o.cont && o.session == "" {
-		return &exitCodeError{code: exitUsage, err: errors.New("--fork needs --continue or --session")}
+		return usage(errors.New("--fork needs --continue or --session"))
 	}
-	compact := o.command == "compact" || o.command == "summarize"
+	compact := app.IsCompact(o.command)
 	if compact && !o.cont && o.session == "" {
-		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--command %s needs --continue or --session", o.command)}
+		return usage(fmt.Errorf("--command %s needs --continue or --session", o.command))
+	}
+	if o.attach != "" && o.trustProject {
+		return usage(errors.New("--trust-project is for a run in this process: a server decides trust for its project " +
+			"(run codeloop trust there, or start it with codeloop serve --trust-project)"))
+	}
+	var model *client.ModelRef
+	if o.model != "" {
+		ref, ok := app.ParseModel(o.model)
+		if !ok {
+			return usage(fmt.Errorf("--model %q: want provider/model", o.model))
+		}
+		model = &client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID, Variant: ref.Variant}
 	}
 	text, err := e.runMessage(args)
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(text) == "" && o.command == "" && len(o.files) == 0 {
-		return &exitCodeError{code: exitUsage, err: errors.New("a message is required: codeloop run \"what to do\"")}
+		return usage(errors.New("a message is required: codeloop run \"what to do\""))
 	}
-	if o.attach != "" {
-		return e.runAttached(ctx, o, text)
+	// On a terminal, asks are put to the user inline; elsewhere they are
+	// rejected (--auto approves what no rule denies).
+	var asker *inlineAsker
+	if f, ok := e.stdin.(*os.File); ok && !o.auto && o.format != "json" && isTerminal(f) && isTerminal(e.stderr) {
+		asker = newInlineAsker(e.stderr)
 	}
-	var model *message.ModelRef
-	if o.model != "" {
-		ref, ok := app.ParseModel(o.model)
-		if !ok {
-			return &exitCodeError{code: exitUsage, err: fmt.Errorf("--model %q: want provider/model", o.model)}
-		}
-		model = &ref
+	if asker != nil {
+		defer asker.close()
+	}
+	c, closeClient, err := e.runClient(ctx, o, asker == nil)
+	if err != nil {
+		return err
+	}
+	defer closeClient()
+
+	// What can be checked is checked before a session is written: the
+	// agent, the session to continue and the files. A session made for
+	// a prompt the engine refuses (an unknown command, no model) is
+	// deleted again.
+	if err := runAgent(ctx, c, o.agent); err != nil {
+		return err
+	}
+	existing, err := findSession(ctx, c, o)
+	if err != nil {
+		return err
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	// The app outlives an interrupt long enough to save the session.
-	// On a terminal, asks are put to the user inline; elsewhere they are
-	// rejected (--auto approves what no rule denies).
-	var asker *inlineAsker
-	if f, ok := e.stdin.(*os.File); ok && !o.auto && o.format != "json" && isTerminal(f) && isTerminal(e.stderr) {
-		asker = newInlineAsker(e.stderr, nil)
+	files, err := attachFiles(o.files, cwd, o.attach != "")
+	if err != nil {
+		return usage(err)
 	}
+	sess, err := openSession(ctx, c, o, existing)
+	if err != nil {
+		return err
+	}
+	t := &runTurn{c: c, o: o, sessionID: sess.ID, fresh: existing == nil, asker: asker,
+		compact: compact, text: text, files: files, model: model}
+	return t.drive(ctx, e.stdout, e.stderr)
+}
+
+// runClient opens what run talks to: the server --attach names, or the
+// engine in this process. interactive is false when no one answers
+// permission requests on a terminal.
+func (e *env) runClient(ctx context.Context, o runOptions, nonInteractive bool) (client.Client, func(), error) {
+	if o.attach != "" {
+		c, err := e.openRemote(ctx, o.attach, o.token)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() { c.Close() }, nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
+	// The app outlives an interrupt long enough to save the session.
 	a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 		Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log, Version: Version,
-		AutoApprove: o.auto, NonInteractive: asker == nil, Sandbox: o.sandbox, NoLSPWarm: true,
+		AutoApprove: o.auto, NonInteractive: nonInteractive, Sandbox: o.sandbox, NoLSPWarm: true,
 		TrustProject: o.trustProject,
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer a.Close()
 	reportTrust(e.stderr, a.Trust)
 	reportProblems(e.stderr, a.Extensions)
-
-	// Everything that can fail is checked before a session is written:
-	// the agent, the session to continue, the command, the files and the
-	// model.
-	if err := runAgent(a, o.agent); err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
-	}
-	existing, err := e.findSession(ctx, a, o)
-	if err != nil {
-		return err
-	}
-	in := session.PromptInput{Agent: o.agent, Model: model}
-	if !compact {
-		if in, err = e.runPrompt(ctx, a, in, o, text, cwd); err != nil {
-			return err
-		}
-		ref, err := a.PickModel(ctx, in.Model, in.Agent, existing)
-		if err != nil {
-			return &exitCodeError{code: exitError, err: err}
-		}
-		in.Model = &ref
-	}
-	sess, err := e.openSession(ctx, a, o, existing)
-	if err != nil {
-		return err
-	}
-	in.SessionID = sess.ID
-	fresh := existing == nil
-	// Message ids ascend: every message this run writes sorts after since.
-	since := id.Ascending(id.Message)
-	// Standard output is buffered and written out whenever the events
-	// waiting are handled: at once when the model is slow, in batches when
-	// it streams faster than a write per delta.
-	stdout := bufio.NewWriterSize(e.stdout, 64<<10)
-	defer stdout.Flush()
-	out := newRunOutput(stdout, e.stderr, o.format == "json", sess.ID, since)
-	out.flush = stdout.Flush
-	var answers chan inlineAnswer
-	var childAsks <-chan bus.Event // sub-agents' asks: they come from sessions of their own
-	if asker != nil {
-		asker.reply = a.Permissions.Reply
-		answers = asker.answers
-		out.interactive = true
-		defer asker.close()
-		asks := a.Bus.Subscribe(bus.Filter{Types: []string{bus.PermissionAsked, bus.PermissionReplied}}, 256)
-		defer asks.Close()
-		childAsks = asks.C
-	}
-	sub := a.Bus.Subscribe(bus.Filter{SessionID: sess.ID}, 8192)
-	defer sub.Close()
-
-	done := make(chan error, 1)
-	go func() {
-		wctx := context.WithoutCancel(ctx)
-		if compact {
-			done <- a.Engine.Compact(wctx, sess.ID)
-			return
-		}
-		// The command's allowed tools approve its own turn only: the
-		// rules are kept on its message, not on the session, so nothing
-		// outlives the turn, not even a killed run.
-		_, err := a.SendPrompt(wctx, in)
-		if err != nil {
-			if fresh {
-				_ = a.Sessions.Delete(wctx, sess.ID) // nothing was said in it
-			}
-			done <- err
-			return
-		}
-		_, err = a.Engine.Wait(wctx, sess.ID)
-		done <- err
-	}()
-
-	interrupted := false
-	var loopErr error
-	stop := ctx.Done()
-wait:
-	for {
-		select {
-		case ev := <-sub.C:
-			if !hookNotice(out, ev) {
-				out.event(ev)
-			}
-			if len(sub.C) == 0 {
-				out.flushStdout()
-			}
-			if asker != nil {
-				switch p := ev.Properties.(type) {
-				case permission.Request:
-					out.flushStdout()
-					asker.asked(p)
-				case permission.Replied:
-					asker.replied(p.RequestID)
-				}
-			}
-		case ans := <-answers:
-			asker.answer(ctx, ans)
-		case ev := <-childAsks:
-			if ev.SessionID == sess.ID {
-				continue // the session's own, handled above
-			}
-			switch p := ev.Properties.(type) {
-			case permission.Request:
-				out.flushStdout()
-				asker.asked(p)
-			case permission.Replied:
-				asker.replied(p.RequestID)
-			}
-		case <-stop:
-			interrupted, stop = true, nil
-			a.Engine.Cancel(sess.ID)
-		case loopErr = <-done:
-			break wait
-		}
-	}
-	for drained := false; !drained; {
-		select {
-		case ev := <-sub.C:
-			if !hookNotice(out, ev) {
-				out.event(ev)
-			}
-		default:
-			drained = true
-		}
-	}
-	var unfinished string
-	if !interrupted && loopErr == nil {
-		// Another process may have answered while this one waited.
-		if msgs, err := a.Sessions.MessagesFrom(context.WithoutCancel(ctx), sess.ID, out.since); err == nil {
-			out.catchUp(msgs)
-			unfinished = out.incomplete(msgs)
-		}
-	}
-	out.finish()
-	out.flushStdout()
-	switch {
-	case interrupted:
-		if o.format == "json" {
-			out.emit("cancelled", map[string]any{"signal": signalName(ctx)})
-			out.flushStdout()
-		}
-		return &exitCodeError{code: interruptedCode(ctx)}
-	case loopErr != nil:
-		if !out.failed { // the loop's own error event may have said it already
-			out.error(message.FromError(loopErr))
-		}
-		return &exitCodeError{code: exitError}
-	case out.failed:
-		return &exitCodeError{code: exitError}
-	case unfinished != "":
-		if o.format == "json" {
-			out.emit("incomplete", map[string]any{"reason": unfinished})
-			out.flushStdout()
-		}
-		return &exitCodeError{code: exitError, err: errors.New(unfinished)}
-	}
-	return nil
+	c := local.New(a)
+	return c, func() {
+		c.Close()
+		a.Close()
+	}, nil
 }
 
 // runAgent checks the --agent flag: it must name an agent that can be a
 // session's own.
-func runAgent(a *app.App, name string) error {
+func runAgent(ctx context.Context, c client.Client, name string) error {
 	if name == "" {
 		return nil
 	}
-	ag, err := a.Agents.Lookup(name)
+	agents, err := c.Agents(ctx)
 	if err != nil {
 		return err
 	}
-	if ag.Primary() {
-		return nil
-	}
 	var primary []string
-	for _, p := range a.Agents.List() {
-		if p.Primary() && !p.Hidden {
-			primary = append(primary, p.Name)
+	found := false
+	for _, a := range agents {
+		if a.Name == name {
+			if a.Primary() {
+				return nil
+			}
+			found = true
+		}
+		if a.Primary() && !a.Hidden {
+			primary = append(primary, a.Name)
 		}
 	}
-	return fmt.Errorf("agent %q is a sub-agent: mention it in the message as @%s, or choose one of %s",
-		name, name, strings.Join(primary, ", "))
+	if !found {
+		return usage(fmt.Errorf("agent %q does not exist; the agents are %s", name, strings.Join(primary, ", ")))
+	}
+	return usage(fmt.Errorf("agent %q is a sub-agent: mention it in the message as @%s, or choose one of %s",
+		name, name, strings.Join(primary, ", ")))
 }
 
 // findSession returns the session --session or --continue names, or nil
 // for a new one. It writes nothing.
-func (e *env) findSession(ctx context.Context, a *app.App, o runOptions) (*session.Info, error) {
+func findSession(ctx context.Context, c client.Client, o runOptions) (*client.Session, error) {
 	switch {
 	case o.session != "":
-		sess, err := a.Sessions.Get(ctx, o.session)
-		if errors.Is(err, store.ErrNotFound) {
+		s, err := c.GetSession(ctx, o.session)
+		if errors.Is(err, client.ErrNotFound) {
 			return nil, fmt.Errorf("session %s does not exist", o.session)
 		}
-		return &sess, err
+		return &s, err
 	case o.cont:
-		list, err := a.Sessions.List(ctx, store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: 1})
+		list, err := c.ListSessions(ctx, client.ListSessionsOptions{Roots: true, Limit: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -372,75 +269,16 @@ func (e *env) findSession(ctx context.Context, a *app.App, o runOptions) (*sessi
 
 // openSession makes the session the prompt goes to: a new one, a fork of
 // existing, or existing itself, with the rules of a run added.
-func (e *env) openSession(ctx context.Context, a *app.App, o runOptions, existing *session.Info) (session.Info, error) {
+func openSession(ctx context.Context, c client.Client, o runOptions, existing *client.Session) (client.Session, error) {
 	if existing == nil {
-		return a.Sessions.Create(ctx, session.CreateInput{ProjectID: a.ProjectID, Directory: a.Dir, Title: o.title, Permission: runRules()})
+		return c.CreateSession(ctx, client.CreateSessionInput{Title: o.title, Permission: runRules(), Sandbox: o.sandbox})
 	}
 	sess := *existing
 	if o.fork {
 		var err error
-		if sess, err = a.Sessions.Fork(ctx, sess.ID, ""); err != nil {
+		if sess, err = c.ForkSession(ctx, sess.ID, client.ForkSessionInput{}); err != nil {
 			return sess, err
 		}
 	}
-	return a.Sessions.Update(ctx, sess.ID, func(s *session.Info) {
-		for _, r := range runRules() {
-			found := false
-			for _, have := range s.Permission {
-				found = found || have == r
-			}
-			if !found {
-				s.Permission = append(s.Permission, r)
-			}
-		}
-	})
-}
-
-// runPrompt fills in the message: the expanded command (with the tools it
-// pre-approves for its turn in Allow), or the text and what it mentions,
-// then the attached files.
-func (e *env) runPrompt(ctx context.Context, a *app.App, in session.PromptInput, o runOptions, text, cwd string) (session.PromptInput, error) {
-	if o.command != "" {
-		var err error
-		if in, err = a.ExpandPrompt(ctx, in, o.command, text); err != nil {
-			return in, &exitCodeError{code: exitUsage, err: err}
-		}
-	} else if strings.TrimSpace(text) != "" {
-		// @ mentions attach files (relative to the working directory, as
-		// --file does) and hand the request to sub-agents.
-		in.Parts = append(in.Parts, session.TextPart(text))
-		in.Parts = append(in.Parts, a.Mentions(text, cwd, true)...)
-	}
-	parts, err := attachFiles(o.files, cwd)
-	if err != nil {
-		return in, &exitCodeError{code: exitUsage, err: err}
-	}
-	in.Parts = append(in.Parts, parts...)
-	return in, nil
-}
-
-// attachFiles turns the --file arguments into file parts with file: URLs,
-// which the session reads when it stores the message: directories are
-// listed, images and PDFs sent as data, other files read as text.
-func attachFiles(names []string, cwd string) ([]message.Part, error) {
-	var parts []message.Part
-	for _, n := range names {
-		p := n
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("--file %s: %w", n, err)
-		}
-		mt := "text/plain"
-		if st.IsDir() {
-			mt = agent.MimeDirectory
-		} else if m, _, _ := strings.Cut(mime.TypeByExtension(filepath.Ext(p)), ";"); strings.HasPrefix(m, "image/") || m == "application/pdf" {
-			mt = m
-		}
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
-		parts = append(parts, &message.FilePart{Mime: mt, Filename: filepath.Base(p), URL: u.String()})
-	}
-	return parts, nil
+	return c.UpdateSession(ctx, sess.ID, client.UpdateSessionInput{Permission: runRules(), Sandbox: o.sandbox})
 }

@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloop/codeloop/internal/app"
-	"github.com/codeloop/codeloop/internal/session"
-	"github.com/codeloop/codeloop/internal/store"
 )
 
 // openData opens the config, the store and the project id of the working
@@ -62,13 +60,13 @@ func newSessionCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			infos, err := a.Sessions.List(cmd.Context(), store.SessionFilter{ProjectID: a.ProjectID, RootsOnly: true, Limit: limit})
+			infos, err := a.Records().RootSessions(cmd.Context(), limit)
 			if err != nil {
 				return err
 			}
 			if format == "json" {
 				if infos == nil {
-					infos = []session.Info{}
+					infos = []app.SessionInfo{}
 				}
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
@@ -96,10 +94,7 @@ func newSessionCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			s, err := a.Sessions.Get(cmd.Context(), args[0])
-			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("session %s does not exist", args[0])
-			}
+			s, err := a.Records().Session(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -115,7 +110,7 @@ func newSessionCmd(e *env) *cobra.Command {
 					return nil
 				}
 			}
-			if err := a.Sessions.Delete(cmd.Context(), s.ID); err != nil {
+			if err := a.Records().DeleteSession(cmd.Context(), s.ID); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "Deleted session %s\n", s.ID)

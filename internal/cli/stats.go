@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloop/codeloop/internal/app"
-	"github.com/codeloop/codeloop/internal/store"
 )
 
 func newStatsCmd(e *env) *cobra.Command {
@@ -49,7 +48,7 @@ func newStatsCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			f := store.StatsFilter{ProjectID: a.ProjectID}
+			f := app.StatsFilter{ProjectID: a.ProjectID}
 			if all {
 				f.ProjectID = ""
 			}
@@ -58,7 +57,7 @@ func newStatsCmd(e *env) *cobra.Command {
 				start := time.Date(now.Year(), now.Month(), now.Day()-days+1, 0, 0, 0, 0, now.Location())
 				f.Since = start.UnixMilli()
 			}
-			st, err := a.Store.Stats(cmd.Context(), f)
+			st, err := a.Records().Stats(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
@@ -77,7 +76,7 @@ func newStatsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func printStats(out io.Writer, st store.Stats) error {
+func printStats(out io.Writer, st app.Stats) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
 	fmt.Fprintf(w, "messages\t%d\n", st.Messages)
@@ -87,7 +86,7 @@ func printStats(out io.Writer, st store.Stats) error {
 	}
 	for _, g := range []struct {
 		title string
-		rows  []store.Usage
+		rows  []app.Usage
 	}{{"MODEL", st.ByModel}, {"DAY", st.ByDay}, {"AGENT", st.ByAgent}} {
 		if len(g.rows) == 0 {
 			continue
@@ -115,7 +114,7 @@ func printStats(out io.Writer, st store.Stats) error {
 	return nil
 }
 
-func withKey(u store.Usage, key string) store.Usage {
+func withKey(u app.Usage, key string) app.Usage {
 	u.Key = key
 	return u
 }
@@ -133,7 +132,7 @@ func newDebugStoreCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			sz, err := a.Store.Size(cmd.Context())
+			sz, err := a.Records().Size(cmd.Context())
 			if err != nil {
 				return err
 			}

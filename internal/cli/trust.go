@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloop/codeloop/internal/app"
-	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
-	"github.com/codeloop/codeloop/internal/hook"
 	"github.com/codeloop/codeloop/internal/trust"
 )
 
@@ -110,27 +108,6 @@ func reportTrust(w io.Writer, t *app.Trust) {
 	}
 	fmt.Fprintf(w, "skipped the project's %s: %s; review them with `codeloop trust --check`, then run `codeloop trust` (or pass --trust-project)\n",
 		trust.Summary(t.Items), why)
-}
-
-// hookNotice prints a hook's notice for a run; it reports whether ev was
-// one.
-func hookNotice(out *runOutput, ev bus.Event) bool {
-	n, ok := ev.Properties.(hook.Notice)
-	if !ok || ev.Type != app.HookNotice {
-		return false
-	}
-	if out.json {
-		out.emit("hook", map[string]any{"event": n.Event, "command": n.Command, "error": n.Error, "text": n.Text})
-		return true
-	}
-	out.endLine()
-	out.flushStdout()
-	color := "2"
-	if n.Error {
-		color = "33"
-	}
-	fmt.Fprintln(out.stderr, out.paint(color, n.String()))
-	return true
 }
 
 // askTrust asks on the terminal, before the interface opens, whether to

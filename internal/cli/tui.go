@@ -104,11 +104,11 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 		}
 	}
 	defer a.Close()
-	if err := runAgent(a, o.agent); err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
-	}
 	c := local.New(a)
 	defer c.Close()
+	if err := runAgent(ctx, c, o.agent); err != nil {
+		return err
+	}
 	o.dir = dir
 	o.settings = a.Config.Config.TUI
 	o.autoupdate = a.Config.Config.Autoupdate

@@ -57,6 +57,8 @@ type Session struct {
 	Time      SessionTime     `json:"time"`
 	// Permission is the session's own rules, added to the agent's.
 	Permission []PermissionRule `json:"permission,omitempty"`
+	// Sandbox is the session's own sandbox mode, when it has one.
+	Sandbox string `json:"sandbox,omitempty"`
 	// Revert is the point the session was reverted to, as stored.
 	Revert json.RawMessage `json:"revert,omitempty"`
 }
@@ -102,6 +104,7 @@ type PermissionRule struct {
 type SessionStatus struct {
 	Type    string `json:"type"`
 	Attempt int    `json:"attempt,omitempty"`
+	Max     int    `json:"max,omitempty"` // the attempts allowed
 	Message string `json:"message,omitempty"`
 	Next    int64  `json:"next,omitempty"`
 }
@@ -128,11 +131,26 @@ type CreateSessionInput struct {
 	ParentID string `json:"parentID,omitempty"`
 	// Title, when empty, is a dated default the model later replaces.
 	Title string `json:"title,omitempty"`
+	// Permission are rules for this session alone. They can only make
+	// the user's rules stricter: an allow rule here approves nothing the
+	// user's rules would ask about.
+	Permission []PermissionRule `json:"permission,omitempty"`
+	// Sandbox is an OS sandbox mode ("workspace-write", "read-only") the
+	// session's shell commands run in at least; a looser mode than the
+	// configured one changes nothing.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // UpdateSessionInput changes a session; nil fields stay.
 type UpdateSessionInput struct {
 	Title *string `json:"title,omitempty"`
+	// Permission are rules added to the session's own (see
+	// CreateSessionInput.Permission); a rule it has already is not
+	// added twice.
+	Permission []PermissionRule `json:"permission,omitempty"`
+	// Sandbox makes the session's sandbox mode stricter (see
+	// CreateSessionInput.Sandbox); it never makes it looser.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // ForkSessionInput says where to fork: before MessageID, or everything
@@ -317,6 +335,11 @@ type Part struct {
 	CallID string     `json:"callID,omitempty"`
 	Tool   string     `json:"tool,omitempty"`
 	State  *ToolState `json:"state,omitempty"`
+	// Kind is what a tool call does (read, edit, delete, move, execute,
+	// search, fetch, think or other) and Touches the files it reads or
+	// changes, as the tool describes them.
+	Kind    string      `json:"kind,omitempty"`
+	Touches []ToolTouch `json:"touches,omitempty"`
 
 	Reason   string  `json:"reason,omitempty"`
 	Snapshot string  `json:"snapshot,omitempty"`
@@ -325,6 +348,9 @@ type Part struct {
 
 	Hash  string   `json:"hash,omitempty"`
 	Files []string `json:"files,omitempty"`
+	// Skipped are the changed files a patch could not keep for revert,
+	// each with the reason.
+	Skipped []string `json:"skipped,omitempty"`
 
 	Name string `json:"name,omitempty"`
 
@@ -368,6 +394,14 @@ type ToolState struct {
 	Metadata map[string]any  `json:"metadata,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	Time     *ToolTime       `json:"time,omitempty"`
+}
+
+// ToolTouch is a file a tool call reads or changes: its absolute path,
+// the first line read when known, and whether the call changes it.
+type ToolTouch struct {
+	Path  string `json:"path"`
+	Line  int    `json:"line,omitempty"`
+	Write bool   `json:"write,omitempty"`
 }
 
 // ToolTime holds a call's start and end in Unix milliseconds.
@@ -459,10 +493,12 @@ type ShellInput struct {
 
 // CommandInput runs a slash command with the arguments typed after it.
 type CommandInput struct {
-	Command   string    `json:"command"`
-	Arguments string    `json:"arguments"`
-	Agent     string    `json:"agent,omitempty"`
-	Model     *ModelRef `json:"model,omitempty"`
+	Command   string `json:"command"`
+	Arguments string `json:"arguments"`
+	// Parts are files to attach to the expanded message.
+	Parts []PartInput `json:"parts,omitempty"`
+	Agent string      `json:"agent,omitempty"`
+	Model *ModelRef   `json:"model,omitempty"`
 	// Files and Terminal are as PromptInput's.
 	Files    FileSystem `json:"-"`
 	Terminal Terminal   `json:"-"`

@@ -48,6 +48,20 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("sandbox mode %q: want %s, %s or %s", s, ModeReadOnly, ModeWorkspaceWrite, ModeOff)
 }
 
+// Stricter reports whether m confines commands more than other: read-only
+// more than workspace-write, which confines more than off (or no mode).
+func (m Mode) Stricter(other Mode) bool { return m.rank() > other.rank() }
+
+func (m Mode) rank() int {
+	switch m {
+	case ModeWorkspaceWrite:
+		return 1
+	case ModeReadOnly:
+		return 2
+	}
+	return 0
+}
+
 // Policy says what a confined command may do.
 type Policy struct {
 	Mode    Mode   `json:"mode"`

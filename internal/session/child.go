@@ -43,7 +43,7 @@ func (e *Engine) RunChild(ctx context.Context, in ChildInput) (string, string, e
 	if sid == "" {
 		child, err := e.sessions.Create(ctx, CreateInput{
 			ProjectID: parent.ProjectID, Directory: parent.Directory, ParentID: parent.ID,
-			Title: in.Title, Permission: in.Permission,
+			Title: in.Title, Permission: in.Permission, Sandbox: parent.Sandbox,
 		})
 		if err != nil {
 			return "", "", err

@@ -111,7 +111,7 @@ type Snapshots interface {
 	// returns its id.
 	Begin(ctx context.Context, worktree, sessionID, messageID string) (string, error)
 	// BeforeTool is called before each tool call of the step.
-	BeforeTool(ctx context.Context, checkpoint, tool string) error
+	BeforeTool(ctx context.Context, checkpoint string) error
 	// Finish closes the checkpoint and returns what the step changed.
 	Finish(ctx context.Context, checkpoint string) (snapshot.Patch, error)
 	// Recover closes the checkpoint of a step a killed process left open

@@ -31,7 +31,10 @@ type Info struct {
 	Metadata    map[string]any     `json:"metadata,omitempty"`
 	Time        Time               `json:"time"`
 	Permission  permission.Ruleset `json:"permission,omitempty"`
-	Revert      json.RawMessage    `json:"revert,omitempty"`
+	// Sandbox is the OS sandbox mode the session's shell commands run in
+	// at least (see tool.Call.Sandbox); empty leaves the configured one.
+	Sandbox string          `json:"sandbox,omitempty"`
+	Revert  json.RawMessage `json:"revert,omitempty"`
 }
 
 // Summary counts the changes a session made.

@@ -225,6 +225,7 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 
 	p := e.newProcessor(ctx, info)
 	p.provider, p.model, p.agent, p.rules, p.lastStep = provider, model, agent, rules, lastStep
+	p.sandbox = sess.Sandbox
 	p.compacted = st.compacted || st.overflowed
 	p.retries = &st.retries
 	p.tools = make(map[string]tool.Tool, len(tools))

@@ -34,6 +34,7 @@ type processor struct {
 	model    llm.Model
 	agent    *Agent
 	rules    permission.Ruleset
+	sandbox  string // the session's sandbox mode (Info.Sandbox)
 	tools    map[string]tool.Tool
 	lastStep bool
 	summary  bool              // the step writes a compaction summary
@@ -427,13 +428,14 @@ func (p *processor) track(ctx context.Context) string {
 	return s
 }
 
-// beforeTool tells the snapshots a tool is about to run.
-func (p *processor) beforeTool(ctx context.Context, tool string) {
-	if p.snapshot == "" {
+// beforeTool tells the snapshots a tool is about to run that may change
+// files it does not name (tool.Traits.Contained is false).
+func (p *processor) beforeTool(ctx context.Context, t tool.Tool) {
+	if p.snapshot == "" || tool.Describe(t).Contained {
 		return
 	}
-	if err := p.e.cfg.Snapshots.BeforeTool(ctx, p.snapshot, tool); err != nil {
-		p.e.cfg.Log.Warn("scanning the project before a tool", "tool", tool, "err", err)
+	if err := p.e.cfg.Snapshots.BeforeTool(ctx, p.snapshot); err != nil {
+		p.e.cfg.Log.Warn("scanning the project before a tool", "tool", t.ID(), "err", err)
 	}
 }
 

@@ -57,6 +57,7 @@ type CreateInput struct {
 	ParentID   string
 	Title      string // empty for the default title
 	Permission permission.Ruleset
+	Sandbox    string // see Info.Sandbox
 }
 
 // Create makes and stores a new session.
@@ -72,6 +73,7 @@ func (s *Sessions) Create(ctx context.Context, in CreateInput) (Info, error) {
 		Version:    s.version,
 		Time:       Time{Created: now.UnixMilli(), Updated: now.UnixMilli()},
 		Permission: in.Permission,
+		Sandbox:    in.Sandbox,
 	}
 	if info.Title == "" {
 		info.Title = DefaultTitle(now, in.ParentID != "")

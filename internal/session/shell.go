@@ -154,7 +154,7 @@ func (e *Engine) shellCheckpoint(ctx context.Context, sessionID, messageID strin
 		e.cfg.Log.Warn("recording a shell command's checkpoint", "err", err)
 		return ""
 	}
-	if err := e.cfg.Snapshots.BeforeTool(ctx, cp, "bash"); err != nil {
+	if err := e.cfg.Snapshots.BeforeTool(ctx, cp); err != nil {
 		e.cfg.Log.Warn("scanning the project before a shell command", "err", err)
 	}
 	return cp

@@ -12,6 +12,7 @@ import (
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/sandbox"
 	"github.com/codeloop/codeloop/internal/tool"
 )
 
@@ -25,6 +26,9 @@ func (p *processor) newToolPartLocked(callID, name string) *message.ToolPart {
 		CallID:   callID,
 		Tool:     name,
 		State:    message.ToolState{Status: message.ToolPending},
+	}
+	if t := p.tools[name]; t != nil {
+		part.Kind = string(tool.Describe(t).Kind)
 	}
 	p.calls[callID] = part
 	p.order = append(p.order, part)
@@ -119,6 +123,9 @@ func (p *processor) toolCall(ctx context.Context, callID, name, input string) {
 			st.Time.End = p.now()
 		}
 	}
+	if t != nil {
+		part.Kind, part.Touches = describeCall(t, st.Input, p.e.cfg.Directory)
+	}
 	if p.lastStep && st.Status == message.ToolRunning {
 		st.Status = message.ToolError
 		st.Error = "no more tool calls are allowed: this is the last step, answer with text only"
@@ -161,6 +168,7 @@ func (p *processor) runTool(ctx context.Context, part *message.ToolPart, t tool.
 		Messages:    func() []message.Message { return p.msgs },
 		Files:       p.e.fileSystem(info.SessionID),
 		Terminal:    p.e.terminal(info.SessionID),
+		Sandbox:     sandbox.Mode(p.sandbox),
 	}
 	var (
 		res     *tool.Result
@@ -176,7 +184,7 @@ func (p *processor) runTool(ctx context.Context, part *message.ToolPart, t tool.
 		})
 	}
 	if err == nil {
-		p.beforeTool(ctx, part.Tool)
+		p.beforeTool(ctx, t)
 		res, err = runSafely(ctx, t, call)
 	}
 	res, err = p.postToolHooks(ctx, part, call, started, res, err, pre)
@@ -268,4 +276,14 @@ type callAsker struct {
 
 func (a callAsker) Ask(ctx context.Context, req permission.Request) error {
 	return a.p.Ask(ctx, a.rules, req)
+}
+
+// describeCall is what a call's tool says it is and touches, as recorded
+// on its part for the front ends.
+func describeCall(t tool.Tool, input json.RawMessage, dir string) (string, []message.ToolTouch) {
+	var touches []message.ToolTouch
+	for _, f := range tool.Touches(t, input, dir) {
+		touches = append(touches, message.ToolTouch{Path: f.Path, Line: f.Line, Write: f.Write})
+	}
+	return string(tool.Describe(t).Kind), touches
 }

@@ -1,9 +1,11 @@
 package local
 
 import (
+	"fmt"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/sandbox"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
@@ -34,7 +36,31 @@ func toSession(in session.Info) client.Session {
 		out.Share = &client.SessionShare{URL: in.Share.URL}
 	}
 	out.Permission = toRules(in.Permission)
+	out.Sandbox = in.Sandbox
 	return out
+}
+
+// fromRules turns a client's session rules into floor rules: they are
+// weighed apart from the user's and can only make an answer stricter.
+func fromRules(in []client.PermissionRule) (permission.Ruleset, error) {
+	var out permission.Ruleset
+	for i, r := range in {
+		a := permission.Action(r.Action)
+		switch a {
+		case permission.Allow, permission.Ask, permission.Deny:
+		default:
+			return nil, fmt.Errorf("permission rule %d: action %q: want allow, ask or deny", i, r.Action)
+		}
+		if r.Permission == "" {
+			return nil, fmt.Errorf("permission rule %d: the permission is empty", i)
+		}
+		pat := r.Pattern
+		if pat == "" {
+			pat = "*"
+		}
+		out = append(out, permission.Rule{Permission: r.Permission, Pattern: pat, Action: a, Floor: true})
+	}
+	return out, nil
 }
 
 func toRules(rs permission.Ruleset) []client.PermissionRule {
@@ -63,7 +89,7 @@ func toError(e *message.Error) *client.MessageError {
 }
 
 func toStatus(s session.Status) client.SessionStatus {
-	return client.SessionStatus{Type: string(s.Type), Attempt: s.Attempt, Message: s.Message, Next: s.Next}
+	return client.SessionStatus{Type: string(s.Type), Attempt: s.Attempt, Max: s.Max, Message: s.Message, Next: s.Next}
 }
 
 func toMessages(in []message.Message) []client.Message {
@@ -116,7 +142,10 @@ func toPart(p message.Part) client.Part {
 	case *message.FilePart:
 		out.Mime, out.Filename, out.URL, out.Source = p.Mime, p.Filename, p.URL, p.Source
 	case *message.ToolPart:
-		out.CallID, out.Tool = p.CallID, p.Tool
+		out.CallID, out.Tool, out.Kind = p.CallID, p.Tool, p.Kind
+		for _, t := range p.Touches {
+			out.Touches = append(out.Touches, client.ToolTouch{Path: t.Path, Line: t.Line, Write: t.Write})
+		}
 		s := p.State
 		out.State = &client.ToolState{
 			Status: string(s.Status), Input: s.Input, Raw: s.Raw, Output: s.Output, Title: s.Title,
@@ -133,7 +162,7 @@ func toPart(p message.Part) client.Part {
 	case *message.SnapshotPart:
 		out.Snapshot = p.Snapshot
 	case *message.PatchPart:
-		out.Hash, out.Files = p.Hash, p.Files
+		out.Hash, out.Files, out.Skipped = p.Hash, p.Files, p.Skipped
 	case *message.AgentPart:
 		out.Name = p.Name
 	case *message.SubtaskPart:
@@ -184,4 +213,20 @@ func toTodos(ts []store.Todo) []client.Todo {
 		out[i] = client.Todo{ID: t.ID, Content: t.Content, Status: t.Status, Priority: t.Priority}
 	}
 	return out
+}
+
+// sessionSandbox is a session's sandbox mode once a client asks for
+// want: the stricter of have and want. An unknown mode is an error.
+func sessionSandbox(have, want string) (string, error) {
+	if want == "" {
+		return have, nil
+	}
+	m, err := sandbox.ParseMode(want)
+	if err != nil {
+		return have, fmt.Errorf("sandbox: %w", err)
+	}
+	if m.Stricter(sandbox.Mode(have)) {
+		return string(m), nil
+	}
+	return have, nil
 }

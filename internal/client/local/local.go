@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -152,8 +153,17 @@ func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput
 			return client.Session{}, err
 		}
 	}
+	rules, err := fromRules(in.Permission)
+	if err != nil {
+		return client.Session{}, err
+	}
+	mode, err := sessionSandbox("", in.Sandbox)
+	if err != nil {
+		return client.Session{}, err
+	}
 	s, err := c.app.Sessions.Create(ctx, session.CreateInput{
-		ProjectID: c.app.ProjectID, Directory: c.app.Dir, ParentID: in.ParentID, Title: in.Title,
+		ProjectID: c.app.ProjectID, Directory: c.app.Dir, ParentID: in.ParentID, Title: in.Title, Permission: rules,
+		Sandbox: mode,
 	})
 	if err != nil {
 		return client.Session{}, err
@@ -181,9 +191,22 @@ func (c *Client) UpdateSession(ctx context.Context, sessionID string, in client.
 	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
 		return client.Session{}, errors.New("a session's title cannot be empty")
 	}
+	rules, err := fromRules(in.Permission)
+	if err != nil {
+		return client.Session{}, err
+	}
+	if _, err := sessionSandbox("", in.Sandbox); err != nil {
+		return client.Session{}, err
+	}
 	s, err := c.app.Sessions.Update(ctx, sessionID, func(s *session.Info) {
+		s.Sandbox, _ = sessionSandbox(s.Sandbox, in.Sandbox)
 		if in.Title != nil {
 			s.Title = strings.TrimSpace(*in.Title)
+		}
+		for _, r := range rules {
+			if !slices.Contains(s.Permission, r) {
+				s.Permission = append(s.Permission, r)
+			}
 		}
 	})
 	if err != nil {

@@ -106,6 +106,13 @@ func (c *Client) Command(ctx context.Context, sessionID string, in client.Comman
 	if err != nil {
 		return "", err
 	}
+	if len(in.Parts) > 0 {
+		files, err := c.parts(in.Parts)
+		if err != nil {
+			return "", err
+		}
+		p.Parts = append(p.Parts, files...)
+	}
 	m, err := c.app.SendPrompt(ctx, p)
 	if err != nil {
 		return "", err
