@@ -250,6 +250,14 @@ func (st *stream) handle(ctx context.Context, ev client.Event) bool {
 		if e.SessionID == s.id && e.Field == "text" {
 			st.delta(ctx, e.PartID, e.Delta)
 		}
+	case client.MessageRemovedEvent:
+		if e.SessionID == s.id {
+			st.removed(ctx, MethodMessageRemoved, removal{SessionID: s.id, MessageID: e.MessageID})
+		}
+	case client.PartRemovedEvent:
+		if e.SessionID == s.id {
+			st.removed(ctx, MethodPartRemoved, removal{SessionID: s.id, MessageID: e.MessageID, PartID: e.PartID})
+		}
 	case client.TodoUpdatedEvent:
 		if e.SessionID == s.id {
 			st.send(ctx, planUpdate(e.Todos))
@@ -285,6 +293,29 @@ func (st *stream) handle(ctx context.Context, ev client.Event) bool {
 		}
 	}
 	return false
+}
+
+// The extension notifications that tell the editor what a revert took
+// back, once the next prompt makes it final: ACP's session updates only
+// add to a conversation.
+const (
+	MethodMessageRemoved = "_codeloop/message_removed"
+	MethodPartRemoved    = "_codeloop/part_removed"
+)
+
+// removal is the payload of MethodMessageRemoved and MethodPartRemoved.
+type removal struct {
+	SessionID string `json:"sessionId"`
+	MessageID string `json:"messageId"`
+	PartID    string `json:"partId,omitempty"`
+}
+
+// removed tells the editor a message or part was taken back; an editor
+// that does not know the method ignores it.
+func (st *stream) removed(ctx context.Context, method string, r removal) {
+	if err := st.a.conn.NotifyExtension(context.WithoutCancel(ctx), method, r); err != nil {
+		st.a.opts.Log.Warn("acp: sending a removal", "err", err)
+	}
 }
 
 // send sends an update, logging a failure: the editor may have gone.

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -34,6 +35,9 @@ type editor struct {
 	mu      sync.Mutex
 	updates []sdk.SessionNotification
 	asked   []sdk.RequestPermissionRequest
+	// extensions are the extension notifications received, as
+	// "method params".
+	extensions []string
 	changed chan struct{} // signalled on every update and request
 	choose  func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
 
@@ -64,6 +68,15 @@ func (e *editor) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	e.mu.Unlock()
 	e.signal()
 	return nil
+}
+
+// HandleExtensionMethod records an extension notification.
+func (e *editor) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	e.mu.Lock()
+	e.extensions = append(e.extensions, method+" "+string(params))
+	e.mu.Unlock()
+	e.signal()
+	return nil, nil
 }
 
 func (e *editor) RequestPermission(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
