@@ -38,8 +38,8 @@ type editor struct {
 	// extensions are the extension notifications received, as
 	// "method params".
 	extensions []string
-	changed chan struct{} // signalled on every update and request
-	choose  func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+	changed    chan struct{} // signalled on every update and request
+	choose     func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
 
 	// buffers, when set, makes the editor offer its file system: the open
 	// buffers by path (any other file reads from the disk); fsCalls
