@@ -37,6 +37,7 @@ import (
 	"github.com/codeloop/codeloop/internal/prompt"
 	"github.com/codeloop/codeloop/internal/provider"
 	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/shellscan"
 	"github.com/codeloop/codeloop/internal/skill"
 	"github.com/codeloop/codeloop/internal/snapshot"
 	"github.com/codeloop/codeloop/internal/store"
@@ -358,9 +359,8 @@ func (a *App) refreshCatalog() {
 // from dir, the directory the command runs in.
 func analyzeShell(cmd, shell, dir string) tool.BashAnalysis {
 	home, _ := os.UserHomeDir()
-	an := permission.Analyze(cmd, permission.AnalyzeOptions{Shell: tool.AnalysisShell(shell), Dir: dir, Path: os.Getenv("PATH"), Home: home})
-	return tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Paths: an.StaticPaths(),
-		Unanalysable: an.Unanalysable, Reason: an.Reason, Aliases: an.Aliases, Inline: an.Inline}
+	an := shellscan.Analyze(cmd, shellscan.AnalyzeOptions{Shell: tool.AnalysisShell(shell), Dir: dir, Path: os.Getenv("PATH"), Home: home})
+	return tool.BashAnalysisOf(an, an.StaticPaths())
 }
 
 func compactionAuto(cfg *config.Config, getenv func(string) string) *bool {

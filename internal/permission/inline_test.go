@@ -4,13 +4,24 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/codeloop/codeloop/internal/shellscan"
 )
 
 // inlineReq is the request the bash tool makes for cmd.
 func inlineReq(session, cmd string) Request {
-	a := AnalyzeBash(cmd)
+	a := shellscan.AnalyzeBash(cmd)
 	return Request{SessionID: session, Permission: "bash", Patterns: a.Patterns, Always: a.Always,
-		Unanalysable: a.Unanalysable, Reason: a.Reason, Inline: a.Inline}
+		Unanalysable: a.Unanalysable, Reason: a.Reason, Inline: inlines(a.Inline)}
+}
+
+// inlines are the analysis's inline code as a request carries it.
+func inlines(ins []shellscan.Inline) []Inline {
+	var out []Inline
+	for _, in := range ins {
+		out = append(out, Inline(in))
+	}
+	return out
 }
 
 // TestAskInlineRules decides commands that run code given to an

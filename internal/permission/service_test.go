@@ -10,6 +10,8 @@ import (
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/store"
+
+	"github.com/codeloop/codeloop/internal/shellscan"
 )
 
 // askRules are the rules of the ask-flow tests: git asks, rm is denied,
@@ -106,7 +108,7 @@ func wait(t *testing.T, done <-chan error) error {
 }
 
 func gitReq(session, cmd string) Request {
-	return Request{SessionID: session, Permission: "bash", Patterns: []string{cmd}, Always: []string{AlwaysPattern(strings.Fields(cmd))},
+	return Request{SessionID: session, Permission: "bash", Patterns: []string{cmd}, Always: []string{shellscan.AlwaysPattern(strings.Fields(cmd))},
 		Tool: &ToolRef{MessageID: "msg_1", CallID: "call_1"}}
 }
 
@@ -350,7 +352,7 @@ func TestAskClearSession(t *testing.T) {
 }
 
 func unanalysable(session string) Request {
-	a := AnalyzeBash("x=touch; $x marker")
+	a := shellscan.AnalyzeBash("x=touch; $x marker")
 	return Request{SessionID: session, Permission: "bash", Patterns: a.Patterns, Always: a.Always,
 		Unanalysable: a.Unanalysable, Reason: a.Reason}
 }

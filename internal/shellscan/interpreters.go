@@ -1,4 +1,4 @@
-package permission
+package shellscan
 
 import (
 	"regexp"
@@ -10,7 +10,7 @@ import (
 // -e, node -e) or in their input (python3 - <<EOF) run code the analysis
 // does not read: anything the shell could do, the code can. Such a command
 // is recorded in Analysis.Inline and asked about unless a rule that names
-// the interpreter allows it (see Service.Ask). A script run by name
+// the interpreter allows it (see internal/approval). A script run by name
 // (python3 script.py) is judged as any other command.
 
 // Inline is a command that runs code given on its command line or in its

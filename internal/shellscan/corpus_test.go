@@ -1,4 +1,4 @@
-package permission
+package shellscan
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/permission"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected patterns and paths of testdata/bash")
@@ -82,22 +83,33 @@ func loadCorpus(t *testing.T) []corpusCase {
 	return out
 }
 
-// corpusService is the ask flow of "codeloop run --auto".
-func corpusService(t *testing.T) (*Service, Ruleset) {
+// rulesOf is the ruleset of a config file's permission section, in the
+// file's order.
+func rulesOf(t *testing.T, section string) permission.Ruleset {
 	t.Helper()
 	var p config.Permission
-	if err := json.Unmarshal([]byte(corpusRules), &p); err != nil {
+	if err := json.Unmarshal([]byte(section), &p); err != nil {
 		t.Fatal(err)
 	}
-	return NewService(nil, nil, Options{AutoApprove: true, NonInteractive: true}), FromConfig(p, "/home/u")
+	var out permission.Ruleset
+	for _, r := range p {
+		out = append(out, permission.Rule{Permission: r.Permission, Pattern: r.Pattern, Action: permission.Action(r.Action), Floor: r.Floor})
+	}
+	return out
 }
 
-// decide runs the analysis of cmd through the ask flow.
-func decideBash(ctx context.Context, svc *Service, rules Ruleset, a Analysis) (string, error) {
-	err := svc.Ask(ctx, rules, Request{SessionID: "ses_corpus", Permission: "bash", Patterns: a.Patterns,
-		Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: a.Aliases, Inline: a.Inline})
-	var denied *DeniedError
-	var rejected *RejectedError
+// corpusService is the ask flow of "codeloop run --auto".
+func corpusService(t *testing.T) (*permission.Service, permission.Ruleset) {
+	t.Helper()
+	return permission.NewService(nil, nil, permission.Options{AutoApprove: true, NonInteractive: true}), rulesOf(t, corpusRules)
+}
+
+// decideBash runs the analysis of cmd through the ask flow.
+func decideBash(ctx context.Context, svc *permission.Service, rules permission.Ruleset, a Analysis) (string, error) {
+	err := svc.Ask(ctx, rules, permission.Request{SessionID: "ses_corpus", Permission: "bash", Patterns: a.Patterns,
+		Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: aliases(a.Aliases), Inline: inlines(a.Inline)})
+	var denied *permission.DeniedError
+	var rejected *permission.RejectedError
 	switch {
 	case err == nil:
 		return "allow", nil
@@ -108,6 +120,24 @@ func decideBash(ctx context.Context, svc *Service, rules Ruleset, a Analysis) (s
 	default:
 		return "error", err
 	}
+}
+
+// aliases and inlines are the analysis's aliases and inline code as a
+// permission request carries them.
+func aliases(as []Alias) []permission.Alias {
+	var out []permission.Alias
+	for _, a := range as {
+		out = append(out, permission.Alias(a))
+	}
+	return out
+}
+
+func inlines(ins []Inline) []permission.Inline {
+	var out []permission.Inline
+	for _, in := range ins {
+		out = append(out, permission.Inline(in))
+	}
+	return out
 }
 
 func pathLines(a Analysis) []string {

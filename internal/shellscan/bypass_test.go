@@ -1,27 +1,22 @@
-package permission
+package shellscan
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/codeloop/codeloop/internal/config"
+	"github.com/codeloop/codeloop/internal/permission"
 )
 
 // bypassRules deny git push and touch and allow npm, as a user who lets
 // the model use npm but never push would write them.
 const bypassRules = `{"bash": {"*": "allow", "npm *": "allow", "git push *": "deny", "touch *": "deny"}}`
 
-func bypassRuleset(t *testing.T) Ruleset {
+func bypassRuleset(t *testing.T) permission.Ruleset {
 	t.Helper()
-	var p config.Permission
-	if err := json.Unmarshal([]byte(bypassRules), &p); err != nil {
-		t.Fatal(err)
-	}
-	return FromConfig(p, "/home/u")
+	return rulesOf(t, bypassRules)
 }
 
 // TestBypassForms decides, under bypassRules with auto-approval, the
@@ -207,7 +202,7 @@ func TestUnanalysableRefusal(t *testing.T) {
 	rules := bypassRuleset(t)
 	svc, _ := corpusService(t)
 	_, err := decideBash(t.Context(), svc, rules, AnalyzeBash("echo ok # note \\\ntouch marker"))
-	var denied *DeniedError
+	var denied *permission.DeniedError
 	if !errors.As(err, &denied) || !denied.Unanalysable {
 		t.Fatalf("error %v, want an unanalysable *DeniedError", err)
 	}
@@ -229,9 +224,9 @@ func TestUnanalysableRefusal(t *testing.T) {
 	}
 	// With no deny rule, the ask that auto-approval may not answer is
 	// rejected, saying why.
-	_, err = decideBash(t.Context(), svc, Ruleset{{Permission: "bash", Pattern: "*", Action: Allow}},
+	_, err = decideBash(t.Context(), svc, permission.Ruleset{{Permission: "bash", Pattern: "*", Action: permission.Allow}},
 		AnalyzeBash("echo ok # note \\\ntouch marker"))
-	var rejected *RejectedError
+	var rejected *permission.RejectedError
 	if !errors.As(err, &rejected) || !strings.Contains(err.Error(), "cannot be analysed") ||
 		!strings.Contains(err.Error(), "never approved automatically") {
 		t.Errorf("error %v, want a rejection saying the command cannot be analysed", err)

@@ -1,4 +1,4 @@
-package permission
+package shellscan
 
 import (
 	"strings"

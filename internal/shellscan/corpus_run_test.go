@@ -1,6 +1,6 @@
 //go:build unix
 
-package permission
+package shellscan
 
 import (
 	"context"
