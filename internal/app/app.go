@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/agent"
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/llm"
@@ -33,7 +34,6 @@ import (
 	"github.com/codeloop/codeloop/internal/mcp"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/paths"
-	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/prompt"
 	"github.com/codeloop/codeloop/internal/provider"
 	"github.com/codeloop/codeloop/internal/session"
@@ -86,7 +86,7 @@ type App struct {
 	Store         *store.Store
 	Bus           *bus.Bus
 	Agents        *agent.Registry
-	Permissions   *permission.Service
+	Permissions   *approval.Service
 	Sessions      *session.Sessions
 	Engine        *session.Engine
 	MCP           *mcp.Manager
@@ -176,7 +176,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		opts.Log.Warn("agent definition", "err", w)
 	}
 
-	a.Permissions = permission.NewService(a.Bus, a.Store, permission.Options{
+	a.Permissions = approval.NewService(a.Bus, storeApprovals{a.Store}, approval.Options{
 		ProjectID: a.ProjectID, AutoApprove: opts.AutoApprove, NonInteractive: opts.NonInteractive,
 	})
 

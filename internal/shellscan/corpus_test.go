@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/permission"
 )
@@ -99,13 +100,13 @@ func rulesOf(t *testing.T, section string) permission.Ruleset {
 }
 
 // corpusService is the ask flow of "codeloop run --auto".
-func corpusService(t *testing.T) (*permission.Service, permission.Ruleset) {
+func corpusService(t *testing.T) (*approval.Service, permission.Ruleset) {
 	t.Helper()
-	return permission.NewService(nil, nil, permission.Options{AutoApprove: true, NonInteractive: true}), rulesOf(t, corpusRules)
+	return approval.NewService(nil, nil, approval.Options{AutoApprove: true, NonInteractive: true}), rulesOf(t, corpusRules)
 }
 
 // decideBash runs the analysis of cmd through the ask flow.
-func decideBash(ctx context.Context, svc *permission.Service, rules permission.Ruleset, a Analysis) (string, error) {
+func decideBash(ctx context.Context, svc *approval.Service, rules permission.Ruleset, a Analysis) (string, error) {
 	err := svc.Ask(ctx, rules, permission.Request{SessionID: "ses_corpus", Permission: "bash", Patterns: a.Patterns,
 		Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason, Aliases: aliases(a.Aliases), Inline: inlines(a.Inline)})
 	var denied *permission.DeniedError

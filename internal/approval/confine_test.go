@@ -1,8 +1,10 @@
-package permission
+package approval
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/codeloop/codeloop/internal/permission"
 )
 
 // TestAskConfinedAndConfirm checks the two sandbox flags: a confined
@@ -18,12 +20,12 @@ func TestAskConfinedAndConfirm(t *testing.T) {
 	}
 	h.none()
 
-	deniedReq := Request{SessionID: "ses_1", Permission: "bash", Patterns: []string{"rm -rf x"}, Confined: true}
-	var denied *DeniedError
+	deniedReq := permission.Request{SessionID: "ses_1", Permission: "bash", Patterns: []string{"rm -rf x"}, Confined: true}
+	var denied *permission.DeniedError
 	if err := h.svc.Ask(t.Context(), askRules, deniedReq); !errors.As(err, &denied) {
 		t.Fatalf("a confined command a rule denies: %v", err)
 	}
-	unknown := Request{SessionID: "ses_1", Permission: "bash", Patterns: []string{"$x"}, Unanalysable: true, Reason: "dynamic", Confined: true}
+	unknown := permission.Request{SessionID: "ses_1", Permission: "bash", Patterns: []string{"$x"}, Unanalysable: true, Reason: "dynamic", Confined: true}
 	if err := h.svc.Ask(t.Context(), askRules, unknown); !errors.As(err, &denied) {
 		t.Fatalf("an unanalysable confined command under a deny rule: %v", err)
 	}
@@ -35,14 +37,14 @@ func TestAskConfinedAndConfirm(t *testing.T) {
 	if asked.Patterns[0] != "ls -la" || !asked.Confirm {
 		t.Fatalf("asked %+v", asked)
 	}
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce}); err != nil {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce}); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(t, done); err != nil {
 		t.Fatalf("confirmed request: %v", err)
 	}
-	h.replied(asked.ID, ReplyOnce)
-	confirmDenied := Request{SessionID: "ses_1", Permission: "bash", Patterns: []string{"rm -rf x"}, Confirm: true}
+	h.replied(asked.ID, permission.ReplyOnce)
+	confirmDenied := permission.Request{SessionID: "ses_1", Permission: "bash", Patterns: []string{"rm -rf x"}, Confirm: true}
 	if err := h.svc.Ask(t.Context(), askRules, confirmDenied); !errors.As(err, &denied) {
 		t.Fatalf("a request to confirm that a rule denies: %v", err)
 	}

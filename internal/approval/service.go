@@ -1,4 +1,8 @@
-package permission
+// Package approval runs the ask flow of permission requests: it checks a
+// request against the rules in force and the user's saved approvals,
+// publishes what must be asked on the bus, waits for the reply, and keeps
+// "always" replies through an injected Storage.
+package approval
 
 import (
 	"context"
@@ -11,58 +15,27 @@ import (
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/id"
-	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/permission"
 )
 
-// ReplyKind is the user's answer to a permission request.
-type ReplyKind string
-
-// The answers to a permission request.
-const (
-	// ReplyOnce allows this request only.
-	ReplyOnce ReplyKind = "once"
-	// ReplyAlways allows this request and, from now on, every request
-	// matching its Always patterns.
-	ReplyAlways ReplyKind = "always"
-	// ReplyReject refuses this request and every other pending request of
-	// the session.
-	ReplyReject ReplyKind = "reject"
-)
-
-// Scope is how far an "always" reply reaches.
-type Scope string
-
-// The scopes an "always" reply can be saved with.
-const (
-	ScopeSession Scope = "session" // this session (the default)
-	ScopeProject Scope = "project" // every session of this project
-	ScopeGlobal  Scope = "global"  // everywhere
-)
-
-// Reply is the user's answer to one pending request.
-type Reply struct {
-	Kind ReplyKind `json:"reply"`
-	// Message, with a reject, is the user's correction for the model.
-	Message string `json:"message,omitempty"`
-	// Scope, with always, is where the approval is kept (default session).
-	Scope Scope `json:"scope,omitempty"`
+// Approval is an "always" reply kept for later: requests under Permission
+// matching Pattern are allowed in Scope (session, project or global) for
+// ScopeID, the session's or project's id. Origin says which request it
+// answered.
+type Approval struct {
+	ID          string
+	Scope       string
+	ScopeID     string
+	Permission  string
+	Pattern     string
+	Origin      string
+	TimeCreated int64 // Unix milliseconds
 }
 
-// Replied is the Properties of a bus.PermissionReplied event.
-type Replied struct {
-	SessionID string    `json:"sessionID"`
-	RequestID string    `json:"requestID"`
-	Reply     ReplyKind `json:"reply"`
-}
-
-// ErrUnknownRequest is returned by Reply for a request that is not
-// pending (already answered, cancelled, or never asked).
-var ErrUnknownRequest = errors.New("no such pending permission request")
-
-// Approvals is the part of the store that keeps "always" replies.
-type Approvals interface {
-	AddApproval(ctx context.Context, a store.Approval) error
-	ListApprovals(ctx context.Context, scope, scopeID string) ([]store.Approval, error)
+// Storage keeps the approvals of "always" replies across restarts.
+type Storage interface {
+	AddApproval(ctx context.Context, a Approval) error
+	ListApprovals(ctx context.Context, scope, scopeID string) ([]Approval, error)
 }
 
 // Options configure a Service.
@@ -83,26 +56,26 @@ type Options struct {
 // asked on the bus, and waits for Reply. It is safe for concurrent use.
 type Service struct {
 	bus       *bus.Bus
-	approvals Approvals
+	approvals Storage
 	projectID string
 
 	mu             sync.Mutex
 	auto           bool
 	nonInteractive bool
 	pending        map[string]*pending
-	loaded         map[string]bool    // approval scopes read from the store, by scopeKey
-	approved       map[string]Ruleset // approvals in memory, by scopeKey
+	loaded         map[string]bool               // approval scopes read from the store, by scopeKey
+	approved       map[string]permission.Ruleset // approvals in memory, by scopeKey
 }
 
 type pending struct {
-	req   Request
-	rules Ruleset
+	req   permission.Request
+	rules permission.Ruleset
 	done  chan error // receives the outcome once; buffered
 }
 
-// NewService returns a service publishing on b and keeping approvals in
-// approvals (nil keeps them in memory only).
-func NewService(b *bus.Bus, approvals Approvals, opts Options) *Service {
+// NewService returns a service publishing on b (nil publishes nothing) and
+// keeping approvals in approvals (nil keeps them in memory only).
+func NewService(b *bus.Bus, approvals Storage, opts Options) *Service {
 	return &Service{
 		bus:            b,
 		approvals:      approvals,
@@ -111,7 +84,7 @@ func NewService(b *bus.Bus, approvals Approvals, opts Options) *Service {
 		nonInteractive: opts.NonInteractive,
 		pending:        make(map[string]*pending),
 		loaded:         make(map[string]bool),
-		approved:       make(map[string]Ruleset),
+		approved:       make(map[string]permission.Ruleset),
 	}
 }
 
@@ -123,30 +96,32 @@ func (s *Service) SetAutoApprove(on bool) {
 }
 
 // Asker returns an Asker that checks requests against rules.
-func (s *Service) Asker(rules Ruleset) Asker { return asker{s: s, rules: rules} }
+func (s *Service) Asker(rules permission.Ruleset) permission.Asker { return asker{s: s, rules: rules} }
 
 type asker struct {
 	s     *Service
-	rules Ruleset
+	rules permission.Ruleset
 }
 
-func (a asker) Ask(ctx context.Context, req Request) error { return a.s.Ask(ctx, a.rules, req) }
+func (a asker) Ask(ctx context.Context, req permission.Request) error {
+	return a.s.Ask(ctx, a.rules, req)
+}
 
-func scopeKey(scope Scope, scopeID string) string { return string(scope) + "\x00" + scopeID }
+func scopeKey(scope permission.Scope, scopeID string) string { return string(scope) + "\x00" + scopeID }
 
 // load reads the saved approvals of the session, the project and the
 // global scope once, and returns all approvals in force for the session.
-func (s *Service) load(ctx context.Context, sessionID string) (Ruleset, error) {
+func (s *Service) load(ctx context.Context, sessionID string) (permission.Ruleset, error) {
 	scopes := []struct {
-		scope Scope
+		scope permission.Scope
 		id    string
-	}{{ScopeGlobal, ""}, {ScopeProject, s.projectID}, {ScopeSession, sessionID}}
+	}{{permission.ScopeGlobal, ""}, {permission.ScopeProject, s.projectID}, {permission.ScopeSession, sessionID}}
 	for _, sc := range scopes {
 		key := scopeKey(sc.scope, sc.id)
 		s.mu.Lock()
 		done := s.loaded[key]
 		s.mu.Unlock()
-		if done || s.approvals == nil || (sc.scope != ScopeGlobal && sc.id == "") {
+		if done || s.approvals == nil || (sc.scope != permission.ScopeGlobal && sc.id == "") {
 			continue
 		}
 		saved, err := s.approvals.ListApprovals(ctx, string(sc.scope), sc.id)
@@ -157,7 +132,7 @@ func (s *Service) load(ctx context.Context, sessionID string) (Ruleset, error) {
 		if !s.loaded[key] {
 			s.loaded[key] = true
 			for _, a := range saved {
-				s.approved[key] = append(s.approved[key], Rule{Permission: a.Permission, Pattern: a.Pattern, Action: Allow})
+				s.approved[key] = append(s.approved[key], permission.Rule{Permission: a.Permission, Pattern: a.Pattern, Action: permission.Allow})
 			}
 		}
 		s.mu.Unlock()
@@ -168,42 +143,42 @@ func (s *Service) load(ctx context.Context, sessionID string) (Ruleset, error) {
 }
 
 // approvedFor returns the approvals in force for a session; s.mu is held.
-func (s *Service) approvedFor(sessionID string) Ruleset {
-	return Merge(s.approved[scopeKey(ScopeGlobal, "")], s.approved[scopeKey(ScopeProject, s.projectID)],
-		s.approved[scopeKey(ScopeSession, sessionID)])
+func (s *Service) approvedFor(sessionID string) permission.Ruleset {
+	return permission.Merge(s.approved[scopeKey(permission.ScopeGlobal, "")], s.approved[scopeKey(permission.ScopeProject, s.projectID)],
+		s.approved[scopeKey(permission.ScopeSession, sessionID)])
 }
 
 // decide evaluates one pattern: a deny rule of the configuration always
 // wins; otherwise the user's approvals allow what the rules would ask.
-func decide(permission, pattern string, rules, approved Ruleset) Rule {
-	r, _ := Evaluate(permission, pattern, rules)
-	if r.Action != Ask {
+func decide(perm, pattern string, rules, approved permission.Ruleset) permission.Rule {
+	r, _ := permission.Evaluate(perm, pattern, rules)
+	if r.Action != permission.Ask {
 		return r
 	}
-	if a, ok := Evaluate(permission, pattern, approved); ok {
+	if a, ok := permission.Evaluate(perm, pattern, approved); ok {
 		return a
 	}
 	return r
 }
 
-// lastDeny is the last deny rule of rules for permission, which a request
+// lastDeny is the last deny rule of rules for perm, which a request
 // that could not be analysed is taken to match.
-func lastDeny(permission string, rules Ruleset) (Rule, bool) {
+func lastDeny(perm string, rules permission.Ruleset) (permission.Rule, bool) {
 	for i := len(rules) - 1; i >= 0; i-- {
-		if rules[i].Action == Deny && Match(permission, rules[i].Permission) {
+		if rules[i].Action == permission.Deny && permission.Match(perm, rules[i].Permission) {
 			return rules[i], true
 		}
 	}
-	return Rule{}, false
+	return permission.Rule{}, false
 }
 
 // Ask checks req against rules and the saved approvals. A pattern denied by
-// a rule fails the request at once with a *DeniedError; when every pattern
+// a rule fails the request at once with a *permission.DeniedError; when every pattern
 // is allowed it returns nil; otherwise the request is published as
 // bus.PermissionAsked and Ask waits for Reply or for ctx to end. A request
 // marked Unanalysable matches every deny rule of its permission and is
 // asked about even when the rules allow it.
-func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
+func (s *Service) Ask(ctx context.Context, rules permission.Ruleset, req permission.Request) error {
 	approved, err := s.load(ctx, req.SessionID)
 	if err != nil {
 		return err
@@ -211,26 +186,26 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	ask := false
 	for _, p := range req.Patterns {
 		switch r := decide(req.Permission, p, rules, approved); r.Action {
-		case Deny:
-			return &DeniedError{Permission: req.Permission, Pattern: p, Rule: r}
-		case Ask:
+		case permission.Deny:
+			return &permission.DeniedError{Permission: req.Permission, Pattern: p, Rule: r}
+		case permission.Ask:
 			ask = true
 		}
 	}
 	for _, al := range req.Aliases {
 		r := decide(req.Permission, al.As, rules, approved)
-		if r.Action == Allow || Match(al.Pattern, r.Pattern) {
+		if r.Action == permission.Allow || permission.Match(al.Pattern, r.Pattern) {
 			continue // allowed, or a rule the pattern as called meets too
 		}
-		if r.Action == Deny {
-			return &DeniedError{Permission: req.Permission, Pattern: al.Pattern, Rule: r,
+		if r.Action == permission.Deny {
+			return &permission.DeniedError{Permission: req.Permission, Pattern: al.Pattern, Rule: r,
 				Reason: "the program it runs is " + strings.Fields(al.As)[0] + ", through a link or a copy"}
 		}
 		ask = true
 	}
 	if req.Unanalysable {
 		if r, ok := lastDeny(req.Permission, rules); ok {
-			return &DeniedError{Permission: req.Permission, Pattern: strings.Join(req.Patterns, "; "), Rule: r,
+			return &permission.DeniedError{Permission: req.Permission, Pattern: strings.Join(req.Patterns, "; "), Rule: r,
 				Reason: req.Reason, Unanalysable: true}
 		}
 		ask = true
@@ -242,7 +217,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		// it, and it runs by itself only where the user's rules allow
 		// everything.
 		if r, ok := lastDeny(req.Permission, rules); ok {
-			return &DeniedError{Permission: req.Permission, Pattern: inline[0].Pattern, Rule: r,
+			return &permission.DeniedError{Permission: req.Permission, Pattern: inline[0].Pattern, Rule: r,
 				Reason: "code given to an interpreter cannot be checked against the rules, so it is treated as matching every deny rule: " + inline[0].Reason}
 		}
 		if allowsEverything(req.Permission, rules) {
@@ -269,11 +244,11 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	switch {
 	case auto:
 		s.publishAsked(ctx, req)
-		s.publishReplied(ctx, req, ReplyOnce)
+		s.publishReplied(ctx, req, permission.ReplyOnce)
 		return nil
 	case nonInteractive:
 		s.publishAsked(ctx, req)
-		s.publishReplied(ctx, req, ReplyReject)
+		s.publishReplied(ctx, req, permission.ReplyReject)
 		reason := "it needs the user's approval and no one can be asked in this mode"
 		switch {
 		case req.Protected:
@@ -285,7 +260,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		case len(inline) > 0:
 			reason = inlineReason(inline)
 		}
-		return &RejectedError{Permission: req.Permission, Reason: reason}
+		return &permission.RejectedError{Permission: req.Permission, Reason: reason}
 	}
 	p := &pending{req: req, rules: rules, done: make(chan error, 1)}
 	s.mu.Lock()
@@ -304,40 +279,40 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 			// Answered as the context ended: the answer stands.
 			return <-p.done
 		}
-		s.publishReplied(context.WithoutCancel(ctx), req, ReplyReject)
+		s.publishReplied(context.WithoutCancel(ctx), req, permission.ReplyReject)
 		return ctx.Err()
 	}
 }
 
-func (s *Service) publishAsked(ctx context.Context, req Request) {
+func (s *Service) publishAsked(ctx context.Context, req permission.Request) {
 	if s.bus != nil {
 		s.bus.Publish(ctx, bus.Event{Type: bus.PermissionAsked, SessionID: req.SessionID, Properties: req})
 	}
 }
 
-func (s *Service) publishReplied(ctx context.Context, req Request, kind ReplyKind) {
+func (s *Service) publishReplied(ctx context.Context, req permission.Request, kind permission.ReplyKind) {
 	if s.bus != nil {
 		s.bus.Publish(ctx, bus.Event{Type: bus.PermissionReplied, SessionID: req.SessionID,
-			Properties: Replied{SessionID: req.SessionID, RequestID: req.ID, Reply: kind}})
+			Properties: permission.Replied{SessionID: req.SessionID, RequestID: req.ID, Reply: kind}})
 	}
 }
 
 // Pending returns the requests waiting for a reply, oldest first.
-func (s *Service) Pending() []Request {
+func (s *Service) Pending() []permission.Request {
 	s.mu.Lock()
-	out := make([]Request, 0, len(s.pending))
+	out := make([]permission.Request, 0, len(s.pending))
 	for _, p := range s.pending {
 		out = append(out, p.req)
 	}
 	s.mu.Unlock()
-	slices.SortFunc(out, func(a, b Request) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b permission.Request) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 type outcome struct {
 	p    *pending
 	err  error
-	kind ReplyKind
+	kind permission.ReplyKind
 }
 
 // Reply answers the pending request requestID. Once lets it proceed;
@@ -347,40 +322,40 @@ type outcome struct {
 // *RejectedError without one, and rejects the session's other pending
 // requests. An error saving the approval is returned after the requests
 // are answered.
-func (s *Service) Reply(ctx context.Context, requestID string, r Reply) error {
+func (s *Service) Reply(ctx context.Context, requestID string, r permission.Reply) error {
 	s.mu.Lock()
 	p, ok := s.pending[requestID]
 	if !ok {
 		s.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrUnknownRequest, requestID)
+		return fmt.Errorf("%w: %s", permission.ErrUnknownRequest, requestID)
 	}
 	delete(s.pending, requestID)
 	var out []outcome
-	var toSave []store.Approval
+	var toSave []Approval
 	switch r.Kind {
-	case ReplyOnce:
-		out = append(out, outcome{p: p, kind: ReplyOnce})
-	case ReplyReject:
-		var err error = &RejectedError{Permission: p.req.Permission}
+	case permission.ReplyOnce:
+		out = append(out, outcome{p: p, kind: permission.ReplyOnce})
+	case permission.ReplyReject:
+		var err error = &permission.RejectedError{Permission: p.req.Permission}
 		if r.Message != "" {
-			err = &CorrectedError{Permission: p.req.Permission, Message: r.Message}
+			err = &permission.CorrectedError{Permission: p.req.Permission, Message: r.Message}
 		}
-		out = append(out, outcome{p: p, err: err, kind: ReplyReject})
+		out = append(out, outcome{p: p, err: err, kind: permission.ReplyReject})
 		for rid, o := range s.pending {
 			if o.req.SessionID == p.req.SessionID {
 				delete(s.pending, rid)
-				out = append(out, outcome{p: o, err: &RejectedError{Permission: o.req.Permission}, kind: ReplyReject})
+				out = append(out, outcome{p: o, err: &permission.RejectedError{Permission: o.req.Permission}, kind: permission.ReplyReject})
 			}
 		}
-	case ReplyAlways:
+	case permission.ReplyAlways:
 		scope := r.Scope
 		if scope == "" {
-			scope = ScopeSession
+			scope = permission.ScopeSession
 		}
 		var err error
 		if p.req.Protected {
 			// Approved this once: nothing protected is approved for later.
-			out = append(out, outcome{p: p, kind: ReplyOnce})
+			out = append(out, outcome{p: p, kind: permission.ReplyOnce})
 			break
 		}
 		toSave, err = s.approveLocked(p.req, scope)
@@ -389,7 +364,7 @@ func (s *Service) Reply(ctx context.Context, requestID string, r Reply) error {
 			s.mu.Unlock()
 			return err
 		}
-		out = append(out, outcome{p: p, kind: ReplyAlways})
+		out = append(out, outcome{p: p, kind: permission.ReplyAlways})
 		out = append(out, s.passingLocked(p.req.SessionID, scope)...)
 	default:
 		s.pending[requestID] = p
@@ -411,14 +386,14 @@ func (s *Service) Reply(ctx context.Context, requestID string, r Reply) error {
 // approveLocked adds allow rules for the request's Always patterns in
 // memory, for the session and for the chosen scope, and returns the
 // approvals to save in the store. s.mu is held.
-func (s *Service) approveLocked(req Request, scope Scope) ([]store.Approval, error) {
+func (s *Service) approveLocked(req permission.Request, scope permission.Scope) ([]Approval, error) {
 	scopeID := ""
 	switch scope {
-	case ScopeSession:
+	case permission.ScopeSession:
 		scopeID = req.SessionID
-	case ScopeProject:
+	case permission.ScopeProject:
 		scopeID = s.projectID
-	case ScopeGlobal:
+	case permission.ScopeGlobal:
 	default:
 		return nil, fmt.Errorf("permission scope %q: want session, project or global", scope)
 	}
@@ -426,20 +401,20 @@ func (s *Service) approveLocked(req Request, scope Scope) ([]store.Approval, err
 	if len(origin) > 200 {
 		origin = strings.ToValidUTF8(origin[:200], "") + "…"
 	}
-	var save []store.Approval
+	var save []Approval
 	now := time.Now().UnixMilli()
 	for _, pattern := range req.Always {
-		rule := Rule{Permission: req.Permission, Pattern: pattern, Action: Allow}
-		sessionKey := scopeKey(ScopeSession, req.SessionID)
+		rule := permission.Rule{Permission: req.Permission, Pattern: pattern, Action: permission.Allow}
+		sessionKey := scopeKey(permission.ScopeSession, req.SessionID)
 		s.approved[sessionKey] = append(s.approved[sessionKey], rule)
-		if scope != ScopeSession {
+		if scope != permission.ScopeSession {
 			key := scopeKey(scope, scopeID)
 			s.approved[key] = append(s.approved[key], rule)
 		}
-		if s.approvals == nil || (scope != ScopeGlobal && scopeID == "") {
+		if s.approvals == nil || (scope != permission.ScopeGlobal && scopeID == "") {
 			continue
 		}
-		save = append(save, store.Approval{
+		save = append(save, Approval{
 			ID: id.Ascending(id.Permission), Scope: string(scope), ScopeID: scopeID,
 			Permission: req.Permission, Pattern: pattern, Origin: origin, TimeCreated: now,
 		})
@@ -451,11 +426,11 @@ func (s *Service) approveLocked(req Request, scope Scope) ([]store.Approval, err
 // approvals now let through: those of the session, and with a project or
 // global approval those of every session. Requests that could not be
 // analysed wait for their own answer. s.mu is held.
-func (s *Service) passingLocked(sessionID string, scope Scope) []outcome {
+func (s *Service) passingLocked(sessionID string, scope permission.Scope) []outcome {
 	var out []outcome
 	for rid, o := range s.pending {
 		if o.req.Unanalysable || o.req.Confirm || o.req.Protected || len(o.req.Aliases) > 0 ||
-			(scope == ScopeSession && o.req.SessionID != sessionID) {
+			(scope == permission.ScopeSession && o.req.SessionID != sessionID) {
 			continue
 		}
 		approved := s.approvedFor(o.req.SessionID)
@@ -464,14 +439,14 @@ func (s *Service) passingLocked(sessionID string, scope Scope) []outcome {
 		}
 		pass := true
 		for _, pat := range o.req.Patterns {
-			if decide(o.req.Permission, pat, o.rules, approved).Action != Allow {
+			if decide(o.req.Permission, pat, o.rules, approved).Action != permission.Allow {
 				pass = false
 				break
 			}
 		}
 		if pass {
 			delete(s.pending, rid)
-			out = append(out, outcome{p: o, kind: ReplyAlways})
+			out = append(out, outcome{p: o, kind: permission.ReplyAlways})
 		}
 	}
 	return out
@@ -490,7 +465,7 @@ func (s *Service) ClearSession(ctx context.Context, sessionID string) {
 	}
 	s.mu.Unlock()
 	for _, o := range out {
-		o.done <- &RejectedError{Permission: o.req.Permission}
-		s.publishReplied(ctx, o.req, ReplyReject)
+		o.done <- &permission.RejectedError{Permission: o.req.Permission}
+		s.publishReplied(ctx, o.req, permission.ReplyReject)
 	}
 }

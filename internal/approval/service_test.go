@@ -1,4 +1,4 @@
-package permission
+package approval
 
 import (
 	"context"
@@ -9,17 +9,17 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/bus"
-	"github.com/codeloop/codeloop/internal/store"
-
+	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/shellscan"
+	"github.com/codeloop/codeloop/internal/store"
 )
 
 // askRules are the rules of the ask-flow tests: git asks, rm is denied,
 // everything else is allowed.
-var askRules = Ruleset{
-	{Permission: "*", Pattern: "*", Action: Allow},
-	{Permission: "bash", Pattern: "git *", Action: Ask},
-	{Permission: "bash", Pattern: "rm *", Action: Deny},
+var askRules = permission.Ruleset{
+	{Permission: "*", Pattern: "*", Action: permission.Allow},
+	{Permission: "bash", Pattern: "git *", Action: permission.Ask},
+	{Permission: "bash", Pattern: "rm *", Action: permission.Deny},
 }
 
 // harness is a service on a real bus and a real store, with a
@@ -44,7 +44,23 @@ func newHarness(t *testing.T, path string, opts Options) *harness {
 	if opts.ProjectID == "" {
 		opts.ProjectID = "prj_test"
 	}
-	return &harness{t: t, svc: NewService(b, st, opts), st: st, sub: sub}
+	return &harness{t: t, svc: NewService(b, storeApprovals{st}, opts), st: st, sub: sub}
+}
+
+// storeApprovals keeps approvals in a real store, as the app does.
+type storeApprovals struct{ st *store.Store }
+
+func (s storeApprovals) AddApproval(ctx context.Context, a Approval) error {
+	return s.st.AddApproval(ctx, store.Approval(a))
+}
+
+func (s storeApprovals) ListApprovals(ctx context.Context, scope, scopeID string) ([]Approval, error) {
+	saved, err := s.st.ListApprovals(ctx, scope, scopeID)
+	out := make([]Approval, len(saved))
+	for i, a := range saved {
+		out[i] = Approval(a)
+	}
+	return out, err
 }
 
 // next returns the next permission event, failing after a generous
@@ -72,7 +88,7 @@ func (h *harness) none() {
 
 // ask starts Ask in the background and returns the request as published
 // and a channel with Ask's result.
-func (h *harness) ask(ctx context.Context, rules Ruleset, req Request) (Request, <-chan error) {
+func (h *harness) ask(ctx context.Context, rules permission.Ruleset, req permission.Request) (permission.Request, <-chan error) {
 	h.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- h.svc.Ask(ctx, rules, req) }()
@@ -80,17 +96,17 @@ func (h *harness) ask(ctx context.Context, rules Ruleset, req Request) (Request,
 	if e.Type != bus.PermissionAsked {
 		h.t.Fatalf("got %s, want %s", e.Type, bus.PermissionAsked)
 	}
-	asked, ok := e.Properties.(Request)
+	asked, ok := e.Properties.(permission.Request)
 	if !ok || asked.ID == "" || e.SessionID != req.SessionID {
 		h.t.Fatalf("asked event %+v", e)
 	}
 	return asked, done
 }
 
-func (h *harness) replied(wantID string, want ReplyKind) {
+func (h *harness) replied(wantID string, want permission.ReplyKind) {
 	h.t.Helper()
 	e := h.next()
-	r, ok := e.Properties.(Replied)
+	r, ok := e.Properties.(permission.Replied)
 	if e.Type != bus.PermissionReplied || !ok || r.RequestID != wantID || r.Reply != want {
 		h.t.Fatalf("got %s %+v, want %s of %s with %s", e.Type, e.Properties, bus.PermissionReplied, wantID, want)
 	}
@@ -102,23 +118,23 @@ func wait(t *testing.T, done <-chan error) error {
 	case err := <-done:
 		return err
 	case <-time.After(10 * time.Second):
-		t.Fatal("Ask did not return")
+		t.Fatal("permission.Ask did not return")
 		return nil
 	}
 }
 
-func gitReq(session, cmd string) Request {
-	return Request{SessionID: session, Permission: "bash", Patterns: []string{cmd}, Always: []string{shellscan.AlwaysPattern(strings.Fields(cmd))},
-		Tool: &ToolRef{MessageID: "msg_1", CallID: "call_1"}}
+func gitReq(session, cmd string) permission.Request {
+	return permission.Request{SessionID: session, Permission: "bash", Patterns: []string{cmd}, Always: []string{shellscan.AlwaysPattern(strings.Fields(cmd))},
+		Tool: &permission.ToolRef{MessageID: "msg_1", CallID: "call_1"}}
 }
 
 func TestAskAllowAndDeny(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{})
-	if err := h.svc.Ask(t.Context(), askRules, Request{SessionID: "s", Permission: "bash", Patterns: []string{"ls -la", "echo hi"}}); err != nil {
+	if err := h.svc.Ask(t.Context(), askRules, permission.Request{SessionID: "s", Permission: "bash", Patterns: []string{"ls -la", "echo hi"}}); err != nil {
 		t.Fatalf("allowed request: %v", err)
 	}
-	err := h.svc.Ask(t.Context(), askRules, Request{SessionID: "s", Permission: "bash", Patterns: []string{"git status", "rm -rf x"}})
-	var denied *DeniedError
+	err := h.svc.Ask(t.Context(), askRules, permission.Request{SessionID: "s", Permission: "bash", Patterns: []string{"git status", "rm -rf x"}})
+	var denied *permission.DeniedError
 	if !errors.As(err, &denied) || denied.Rule != askRules[2] || denied.Pattern != "rm -rf x" {
 		t.Fatalf("denied request: %v", err)
 	}
@@ -137,23 +153,23 @@ func TestAskOnce(t *testing.T) {
 	if p := h.svc.Pending(); len(p) != 1 || p[0].ID != asked.ID {
 		t.Fatalf("Pending() = %+v", p)
 	}
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce}); err != nil {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce}); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(t, done); err != nil {
-		t.Fatalf("Ask after once: %v", err)
+		t.Fatalf("permission.Ask after once: %v", err)
 	}
-	h.replied(asked.ID, ReplyOnce)
+	h.replied(asked.ID, permission.ReplyOnce)
 	// Once approves nothing further.
 	asked, done = h.ask(t.Context(), askRules, gitReq("ses_1", "git commit -m x"))
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyReject}); err != nil {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyReject}); err != nil {
 		t.Fatal(err)
 	}
-	var rejected *RejectedError
+	var rejected *permission.RejectedError
 	if err := wait(t, done); !errors.As(err, &rejected) {
-		t.Fatalf("Ask after reject: %v", err)
+		t.Fatalf("permission.Ask after reject: %v", err)
 	}
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce}); !errors.Is(err, ErrUnknownRequest) {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce}); !errors.Is(err, permission.ErrUnknownRequest) {
 		t.Fatalf("second reply: %v", err)
 	}
 }
@@ -161,25 +177,25 @@ func TestAskOnce(t *testing.T) {
 func TestAskAlwaysSession(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{})
 	asked, done := h.ask(t.Context(), askRules, gitReq("ses_1", "git commit -m x"))
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyAlways}); err != nil {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyAlways}); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(t, done); err != nil {
 		t.Fatal(err)
 	}
-	h.replied(asked.ID, ReplyAlways)
+	h.replied(asked.ID, permission.ReplyAlways)
 	// The same session no longer asks for git commit, but still for git push.
 	if err := h.svc.Ask(t.Context(), askRules, gitReq("ses_1", "git commit --amend")); err != nil {
 		t.Fatalf("approved command: %v", err)
 	}
 	h.none()
 	asked, done = h.ask(t.Context(), askRules, gitReq("ses_1", "git push"))
-	_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce})
+	_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce})
 	_ = wait(t, done)
-	h.replied(asked.ID, ReplyOnce)
+	h.replied(asked.ID, permission.ReplyOnce)
 	// Another session still asks.
 	asked, done = h.ask(t.Context(), askRules, gitReq("ses_2", "git commit -m y"))
-	_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce})
+	_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce})
 	_ = wait(t, done)
 	// The approval is saved for the session only.
 	saved, err := h.st.ListApprovals(t.Context(), "", "")
@@ -188,9 +204,9 @@ func TestAskAlwaysSession(t *testing.T) {
 		t.Fatalf("saved approvals %+v, %v", saved, err)
 	}
 	// A config deny still wins over an approval.
-	rules := append(Ruleset{}, askRules...)
-	rules = append(rules, Rule{Permission: "bash", Pattern: "git commit --no-verify *", Action: Deny})
-	var denied *DeniedError
+	rules := append(permission.Ruleset{}, askRules...)
+	rules = append(rules, permission.Rule{Permission: "bash", Pattern: "git commit --no-verify *", Action: permission.Deny})
+	var denied *permission.DeniedError
 	if err := h.svc.Ask(t.Context(), rules, gitReq("ses_1", "git commit --no-verify -m x")); !errors.As(err, &denied) {
 		t.Fatalf("deny after approval: %v", err)
 	}
@@ -201,19 +217,19 @@ func TestAskAlwaysProjectSurvivesRestart(t *testing.T) {
 	func() {
 		h := newHarness(t, path, Options{ProjectID: "prj_a"})
 		asked, done := h.ask(t.Context(), askRules, gitReq("ses_1", "git commit -m x"))
-		if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyAlways, Scope: ScopeProject}); err != nil {
+		if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyAlways, Scope: permission.ScopeProject}); err != nil {
 			t.Fatal(err)
 		}
 		if err := wait(t, done); err != nil {
 			t.Fatal(err)
 		}
-		h.replied(asked.ID, ReplyAlways)
+		h.replied(asked.ID, permission.ReplyAlways)
 		asked, done = h.ask(t.Context(), askRules, gitReq("ses_1", "git push origin"))
-		_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyAlways, Scope: ScopeGlobal})
+		_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyAlways, Scope: permission.ScopeGlobal})
 		_ = wait(t, done)
-		h.replied(asked.ID, ReplyAlways)
+		h.replied(asked.ID, permission.ReplyAlways)
 		asked, done = h.ask(t.Context(), askRules, gitReq("ses_1", "git tag v1"))
-		_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyAlways}) // session
+		_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyAlways}) // session
 		_ = wait(t, done)
 		h.st.Close()
 	}()
@@ -231,7 +247,7 @@ func TestAskAlwaysProjectSurvivesRestart(t *testing.T) {
 	}
 	h.none()
 	asked, done := h.ask(t.Context(), askRules, gitReq("ses_9", "git tag v2"))
-	_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyReject})
+	_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyReject})
 	_ = wait(t, done)
 
 	// Another project sees the global approval only.
@@ -240,25 +256,25 @@ func TestAskAlwaysProjectSurvivesRestart(t *testing.T) {
 		t.Fatalf("global approval in another project: %v", err)
 	}
 	asked, done = other.ask(t.Context(), askRules, gitReq("ses_9", "git commit -m z"))
-	_ = other.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce})
+	_ = other.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce})
 	_ = wait(t, done)
 }
 
 func TestAskRejectWithMessage(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{})
 	asked, done := h.ask(t.Context(), askRules, gitReq("ses_1", "git push --force"))
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyReject, Message: "push to a branch instead"}); err != nil {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyReject, Message: "push to a branch instead"}); err != nil {
 		t.Fatal(err)
 	}
 	err := wait(t, done)
-	var corrected *CorrectedError
+	var corrected *permission.CorrectedError
 	if !errors.As(err, &corrected) || corrected.Message != "push to a branch instead" {
-		t.Fatalf("Ask after reject with message: %v", err)
+		t.Fatalf("permission.Ask after reject with message: %v", err)
 	}
 	if !strings.Contains(err.Error(), "push to a branch instead") {
 		t.Errorf("the model does not see the correction: %v", err)
 	}
-	h.replied(asked.ID, ReplyReject)
+	h.replied(asked.ID, permission.ReplyReject)
 }
 
 func TestAskRejectCascades(t *testing.T) {
@@ -269,22 +285,22 @@ func TestAskRejectCascades(t *testing.T) {
 	if p := h.svc.Pending(); len(p) != 3 || p[0].ID != a1.ID || p[2].ID != a3.ID {
 		t.Fatalf("Pending() = %+v", p)
 	}
-	if err := h.svc.Reply(t.Context(), a1.ID, Reply{Kind: ReplyReject}); err != nil {
+	if err := h.svc.Reply(t.Context(), a1.ID, permission.Reply{Kind: permission.ReplyReject}); err != nil {
 		t.Fatal(err)
 	}
-	var rejected *RejectedError
+	var rejected *permission.RejectedError
 	if err := wait(t, d1); !errors.As(err, &rejected) {
 		t.Fatalf("first: %v", err)
 	}
 	if err := wait(t, d2); !errors.As(err, &rejected) {
 		t.Fatalf("other request of the session: %v", err)
 	}
-	h.replied(a1.ID, ReplyReject)
-	h.replied(a2.ID, ReplyReject)
+	h.replied(a1.ID, permission.ReplyReject)
+	h.replied(a2.ID, permission.ReplyReject)
 	if p := h.svc.Pending(); len(p) != 1 || p[0].ID != a3.ID {
 		t.Fatalf("another session's request went too: %+v", p)
 	}
-	_ = h.svc.Reply(t.Context(), a3.ID, Reply{Kind: ReplyOnce})
+	_ = h.svc.Reply(t.Context(), a3.ID, permission.Reply{Kind: permission.ReplyOnce})
 	if err := wait(t, d3); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +312,7 @@ func TestAskAlwaysResolvesPending(t *testing.T) {
 	a2, d2 := h.ask(t.Context(), askRules, gitReq("ses_1", "git commit -m b"))
 	a3, d3 := h.ask(t.Context(), askRules, gitReq("ses_1", "git push"))
 	a4, d4 := h.ask(t.Context(), askRules, gitReq("ses_2", "git commit -m c"))
-	if err := h.svc.Reply(t.Context(), a1.ID, Reply{Kind: ReplyAlways}); err != nil {
+	if err := h.svc.Reply(t.Context(), a1.ID, permission.Reply{Kind: permission.ReplyAlways}); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(t, d1); err != nil {
@@ -305,8 +321,8 @@ func TestAskAlwaysResolvesPending(t *testing.T) {
 	if err := wait(t, d2); err != nil {
 		t.Fatalf("pending request that now passes: %v", err)
 	}
-	h.replied(a1.ID, ReplyAlways)
-	h.replied(a2.ID, ReplyAlways)
+	h.replied(a1.ID, permission.ReplyAlways)
+	h.replied(a2.ID, permission.ReplyAlways)
 	ids := []string{}
 	for _, p := range h.svc.Pending() {
 		ids = append(ids, p.ID)
@@ -315,11 +331,11 @@ func TestAskAlwaysResolvesPending(t *testing.T) {
 		t.Fatalf("still pending %v, want %s and %s", ids, a3.ID, a4.ID)
 	}
 	// A project approval also lets other sessions' requests through.
-	if err := h.svc.Reply(t.Context(), a3.ID, Reply{Kind: ReplyAlways, Scope: ScopeProject}); err != nil {
+	if err := h.svc.Reply(t.Context(), a3.ID, permission.Reply{Kind: permission.ReplyAlways, Scope: permission.ScopeProject}); err != nil {
 		t.Fatal(err)
 	}
 	_ = wait(t, d3)
-	_ = h.svc.Reply(t.Context(), a4.ID, Reply{Kind: ReplyOnce})
+	_ = h.svc.Reply(t.Context(), a4.ID, permission.Reply{Kind: permission.ReplyOnce})
 	_ = wait(t, d4)
 }
 
@@ -329,13 +345,13 @@ func TestAskContextCancel(t *testing.T) {
 	asked, done := h.ask(ctx, askRules, gitReq("ses_1", "git push"))
 	cancel()
 	if err := wait(t, done); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Ask after cancel: %v", err)
+		t.Fatalf("permission.Ask after cancel: %v", err)
 	}
-	h.replied(asked.ID, ReplyReject)
+	h.replied(asked.ID, permission.ReplyReject)
 	if p := h.svc.Pending(); len(p) != 0 {
 		t.Fatalf("Pending() after cancel = %+v", p)
 	}
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce}); !errors.Is(err, ErrUnknownRequest) {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce}); !errors.Is(err, permission.ErrUnknownRequest) {
 		t.Fatalf("reply after cancel: %v", err)
 	}
 }
@@ -344,16 +360,16 @@ func TestAskClearSession(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{})
 	asked, done := h.ask(t.Context(), askRules, gitReq("ses_1", "git push"))
 	h.svc.ClearSession(t.Context(), "ses_1")
-	var rejected *RejectedError
+	var rejected *permission.RejectedError
 	if err := wait(t, done); !errors.As(err, &rejected) {
-		t.Fatalf("Ask after ClearSession: %v", err)
+		t.Fatalf("permission.Ask after ClearSession: %v", err)
 	}
-	h.replied(asked.ID, ReplyReject)
+	h.replied(asked.ID, permission.ReplyReject)
 }
 
-func unanalysable(session string) Request {
+func unanalysable(session string) permission.Request {
 	a := shellscan.AnalyzeBash("x=touch; $x marker")
-	return Request{SessionID: session, Permission: "bash", Patterns: a.Patterns, Always: a.Always,
+	return permission.Request{SessionID: session, Permission: "bash", Patterns: a.Patterns, Always: a.Always,
 		Unanalysable: a.Unanalysable, Reason: a.Reason}
 }
 
@@ -366,19 +382,19 @@ func TestAskAuto(t *testing.T) {
 	if e.Type != bus.PermissionAsked {
 		t.Fatalf("got %s", e.Type)
 	}
-	h.replied(e.Properties.(Request).ID, ReplyOnce)
+	h.replied(e.Properties.(permission.Request).ID, permission.ReplyOnce)
 	// Auto approval is "once": nothing is saved.
 	if saved, _ := h.st.ListApprovals(t.Context(), "", ""); len(saved) != 0 {
 		t.Fatalf("auto approval saved %+v", saved)
 	}
 	// Deny rules still deny.
-	var denied *DeniedError
+	var denied *permission.DeniedError
 	if err := h.svc.Ask(t.Context(), askRules, gitReq("ses_1", "rm -rf /")); !errors.As(err, &denied) {
 		t.Fatalf("denied under auto: %v", err)
 	}
 	// A command that cannot be analysed is never approved automatically.
-	err := h.svc.Ask(t.Context(), Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}, unanalysable("ses_1"))
-	var rejected *RejectedError
+	err := h.svc.Ask(t.Context(), permission.Ruleset{{Permission: "*", Pattern: "*", Action: permission.Allow}}, unanalysable("ses_1"))
+	var rejected *permission.RejectedError
 	if !errors.As(err, &rejected) || !strings.Contains(err.Error(), "$x") {
 		t.Fatalf("unanalysable under auto: %v", err)
 	}
@@ -398,21 +414,21 @@ func TestAskAutoInteractive(t *testing.T) {
 	h.next()
 	h.next()
 	// The user is asked about what cannot be analysed, even under auto.
-	asked, done := h.ask(t.Context(), Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}, unanalysable("ses_1"))
+	asked, done := h.ask(t.Context(), permission.Ruleset{{Permission: "*", Pattern: "*", Action: permission.Allow}}, unanalysable("ses_1"))
 	if !asked.Unanalysable || asked.Reason == "" {
 		t.Fatalf("published %+v", asked)
 	}
-	_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce})
+	_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce})
 	if err := wait(t, done); err != nil {
 		t.Fatal(err)
 	}
-	h.replied(asked.ID, ReplyOnce)
+	h.replied(asked.ID, permission.ReplyOnce)
 	// An always reply to it does not let a later one through unasked.
-	asked, done = h.ask(t.Context(), Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}, unanalysable("ses_1"))
-	_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyAlways})
+	asked, done = h.ask(t.Context(), permission.Ruleset{{Permission: "*", Pattern: "*", Action: permission.Allow}}, unanalysable("ses_1"))
+	_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyAlways})
 	_ = wait(t, done)
-	h.replied(asked.ID, ReplyAlways)
-	_, done = h.ask(t.Context(), Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}, unanalysable("ses_1"))
+	h.replied(asked.ID, permission.ReplyAlways)
+	_, done = h.ask(t.Context(), permission.Ruleset{{Permission: "*", Pattern: "*", Action: permission.Allow}}, unanalysable("ses_1"))
 	h.svc.ClearSession(t.Context(), "ses_1")
 	_ = wait(t, done)
 }
@@ -420,15 +436,15 @@ func TestAskAutoInteractive(t *testing.T) {
 func TestAskNonInteractive(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{NonInteractive: true})
 	err := h.svc.Ask(t.Context(), askRules, gitReq("ses_1", "git push"))
-	var rejected *RejectedError
+	var rejected *permission.RejectedError
 	if !errors.As(err, &rejected) || rejected.Reason == "" {
 		t.Fatalf("ask without anyone to answer: %v", err)
 	}
 	e := h.next()
-	if req, ok := e.Properties.(Request); e.Type != bus.PermissionAsked || !ok || req.Patterns[0] != "git push" {
+	if req, ok := e.Properties.(permission.Request); e.Type != bus.PermissionAsked || !ok || req.Patterns[0] != "git push" {
 		t.Fatalf("the caller cannot report the ask: %+v", e)
 	}
-	h.replied(e.Properties.(Request).ID, ReplyReject)
+	h.replied(e.Properties.(permission.Request).ID, permission.ReplyReject)
 	if err := h.svc.Ask(t.Context(), askRules, gitReq("ses_1", "ls")); err != nil {
 		t.Fatalf("allowed: %v", err)
 	}
@@ -437,16 +453,16 @@ func TestAskNonInteractive(t *testing.T) {
 func TestReplyBadInput(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{})
 	asked, done := h.ask(t.Context(), askRules, gitReq("ses_1", "git push"))
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: "maybe"}); err == nil {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: "maybe"}); err == nil {
 		t.Fatal("a reply of unknown kind was accepted")
 	}
-	if err := h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyAlways, Scope: "galaxy"}); err == nil {
+	if err := h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyAlways, Scope: "galaxy"}); err == nil {
 		t.Fatal("an unknown scope was accepted")
 	}
 	if len(h.svc.Pending()) != 1 {
 		t.Fatal("a bad reply removed the request")
 	}
-	_ = h.svc.Reply(t.Context(), asked.ID, Reply{Kind: ReplyOnce})
+	_ = h.svc.Reply(t.Context(), asked.ID, permission.Reply{Kind: permission.ReplyOnce})
 	if err := wait(t, done); err != nil {
 		t.Fatal(err)
 	}
@@ -454,9 +470,9 @@ func TestReplyBadInput(t *testing.T) {
 
 func TestAsker(t *testing.T) {
 	h := newHarness(t, ":memory:", Options{})
-	var a Asker = h.svc.Asker(askRules)
-	var denied *DeniedError
-	if err := a.Ask(t.Context(), Request{SessionID: "s", Permission: "bash", Patterns: []string{"rm x"}}); !errors.As(err, &denied) {
+	var a permission.Asker = h.svc.Asker(askRules)
+	var denied *permission.DeniedError
+	if err := a.Ask(t.Context(), permission.Request{SessionID: "s", Permission: "bash", Patterns: []string{"rm x"}}); !errors.As(err, &denied) {
 		t.Fatalf("Asker: %v", err)
 	}
 }
