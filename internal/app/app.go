@@ -258,7 +258,6 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	for _, t := range a.Extensions.Tools {
 		builtin = append(builtin, t)
 	}
-	hk := newHooks(a.Extensions.runner, func() *session.Sessions { return a.Sessions }, opts.Log)
 
 	a.Models = provider.New(provider.Options{Config: cfg, Dirs: opts.Dirs, Getenv: opts.Getenv,
 		UserAgent: "codeloop/" + opts.Version, Log: opts.Log})
@@ -271,7 +270,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
 		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)},
 		Permissions: withCustomAsk(a.Permissions, a.Extensions.Tools),
-		Hooks:       hk,
+		Hooks:       a.Extensions.runner,
 		System:      &system{b: builder, skills: skills, mcp: a.MCP},
 		Reminders:   reminders{},
 		Texts: session.Texts{
@@ -302,8 +301,6 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	run.eng = a.Engine
 	run.mu.Unlock()
 	a.closers = append(a.closers, func() error { a.Engine.Close(); return nil })
-	stopNotify := hk.notify(a.Bus)
-	a.closers = append(a.closers, func() error { stopNotify(); hk.end(); return nil })
 	return a, nil
 }
 
