@@ -56,7 +56,7 @@ var uiModules = []string{"charm.land/", "github.com/charmbracelet/", "github.com
 // leaves import nothing of codeloop's.
 // internal/client is one too, so that its users depend on nothing of the
 // engine.
-var leaves = []string{"internal/store", "internal/id", "internal/bus", "internal/paths", "internal/client", "internal/trust", "internal/sse"}
+var leaves = []string{"internal/store", "internal/id", "internal/bus", "internal/paths", "internal/client", "internal/trust", "internal/sse", "internal/shellscan", "internal/permission"}
 
 type pkg struct {
 	ImportPath string

@@ -43,7 +43,7 @@ func TestCreate(t *testing.T) {
 		!strings.Contains(a.Prompt, "Writes release notes from git history") {
 		t.Errorf("agent = %+v", a)
 	}
-	rules := permission.FromConfig(a.Permission, "")
+	rules := rulesFromConfig(a.Permission, "")
 	for tool, want := range map[string]permission.Action{"read": permission.Ask, "bash": permission.Ask, "glob": permission.Ask, "edit": permission.Deny, "webfetch": permission.Deny, "task": permission.Deny} {
 		if r, _ := permission.Evaluate(tool, "x", rules); r.Action != want {
 			t.Errorf("%s = %s, want %s (unset means the defaults decide)", tool, r.Action, want)

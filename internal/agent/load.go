@@ -232,8 +232,8 @@ func Load(ctx context.Context, o Options) (*Registry, error) {
 	}
 	home := o.Dirs.Home
 	external := append([]string{o.Dirs.ToolOutput()}, o.AllowedDirs...)
-	defaults := permission.Defaults(o.Dirs, o.AllowedDirs...)
-	user := permission.FromConfigAndTools(cfg.Permission, cfg.Tools, home)
+	defaults := defaultRules(o.Dirs, o.AllowedDirs...)
+	user := rulesFromConfigAndTools(cfg.Permission, cfg.Tools, home)
 	plansData := ""
 	if o.Dirs.Data != "" {
 		plansData = filepath.Join(o.Dirs.Data, "plans")
@@ -350,7 +350,7 @@ func apply(d *draft, c config.Agent, home string) error {
 	if len(c.Options) > 0 {
 		d.Options = mergeOptions(d.Options, c.Options)
 	}
-	d.own = permission.Merge(d.own, permission.FromConfigAndTools(c.Permission, c.Tools, home))
+	d.own = permission.Merge(d.own, rulesFromConfigAndTools(c.Permission, c.Tools, home))
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}

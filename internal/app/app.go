@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/agent"
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/llm"
@@ -33,10 +34,10 @@ import (
 	"github.com/codeloop/codeloop/internal/mcp"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/paths"
-	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/prompt"
 	"github.com/codeloop/codeloop/internal/provider"
 	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/shellscan"
 	"github.com/codeloop/codeloop/internal/skill"
 	"github.com/codeloop/codeloop/internal/snapshot"
 	"github.com/codeloop/codeloop/internal/store"
@@ -85,7 +86,7 @@ type App struct {
 	Store         *store.Store
 	Bus           *bus.Bus
 	Agents        *agent.Registry
-	Permissions   *permission.Service
+	Permissions   *approval.Service
 	Sessions      *session.Sessions
 	Engine        *session.Engine
 	MCP           *mcp.Manager
@@ -175,7 +176,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		opts.Log.Warn("agent definition", "err", w)
 	}
 
-	a.Permissions = permission.NewService(a.Bus, a.Store, permission.Options{
+	a.Permissions = approval.NewService(a.Bus, storeApprovals{a.Store}, approval.Options{
 		ProjectID: a.ProjectID, AutoApprove: opts.AutoApprove, NonInteractive: opts.NonInteractive,
 	})
 
@@ -257,7 +258,6 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	for _, t := range a.Extensions.Tools {
 		builtin = append(builtin, t)
 	}
-	hk := newHooks(a.Extensions.runner, func() *session.Sessions { return a.Sessions }, opts.Log)
 
 	a.Models = provider.New(provider.Options{Config: cfg, Dirs: opts.Dirs, Getenv: opts.Getenv,
 		UserAgent: "codeloop/" + opts.Version, Log: opts.Log})
@@ -270,7 +270,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
 		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)},
 		Permissions: withCustomAsk(a.Permissions, a.Extensions.Tools),
-		Hooks:       hk,
+		Hooks:       a.Extensions.runner,
 		System:      &system{b: builder, skills: skills, mcp: a.MCP},
 		Reminders:   reminders{},
 		Texts: session.Texts{
@@ -301,8 +301,6 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	run.eng = a.Engine
 	run.mu.Unlock()
 	a.closers = append(a.closers, func() error { a.Engine.Close(); return nil })
-	stopNotify := hk.notify(a.Bus)
-	a.closers = append(a.closers, func() error { stopNotify(); hk.end(); return nil })
 	return a, nil
 }
 
@@ -358,9 +356,8 @@ func (a *App) refreshCatalog() {
 // from dir, the directory the command runs in.
 func analyzeShell(cmd, shell, dir string) tool.BashAnalysis {
 	home, _ := os.UserHomeDir()
-	an := permission.Analyze(cmd, permission.AnalyzeOptions{Shell: tool.AnalysisShell(shell), Dir: dir, Path: os.Getenv("PATH"), Home: home})
-	return tool.BashAnalysis{Patterns: an.Patterns, Always: an.Always, Paths: an.StaticPaths(),
-		Unanalysable: an.Unanalysable, Reason: an.Reason, Aliases: an.Aliases, Inline: an.Inline}
+	an := shellscan.Analyze(cmd, shellscan.AnalyzeOptions{Shell: tool.AnalysisShell(shell), Dir: dir, Path: os.Getenv("PATH"), Home: home})
+	return tool.BashAnalysisOf(an, an.StaticPaths())
 }
 
 func compactionAuto(cfg *config.Config, getenv func(string) string) *bool {

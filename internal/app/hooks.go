@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/bus"
@@ -25,11 +23,7 @@ import (
 
 // HookNotice is the bus event of a hook's notice for the user (a failure,
 // a timeout, a systemMessage); its properties are a hook.Notice.
-const HookNotice = "hook.notice"
-
-// sessionEndBudget bounds how long closing the app waits for SessionEnd
-// hooks.
-const sessionEndBudget = 5 * time.Second
+const HookNotice = hook.NoticeEvent
 
 // Extensions are the hooks and custom tools that run.
 type Extensions struct {
@@ -342,134 +336,6 @@ func (c customAsk) Ask(ctx context.Context, rules permission.Ruleset, req permis
 		}
 	}
 	return c.inner.Ask(ctx, rules, req)
-}
-
-// hooks runs the user's hooks for the session engine, and SessionStart
-// before a session's first prompt in this process.
-type hooks struct {
-	r        *hook.Runner
-	sessions func() *session.Sessions
-	log      *slog.Logger
-
-	mu      sync.Mutex
-	started map[string]bool // sessions whose SessionStart hooks ran
-}
-
-func newHooks(r *hook.Runner, sessions func() *session.Sessions, log *slog.Logger) *hooks {
-	return &hooks{r: r, sessions: sessions, log: log, started: map[string]bool{}}
-}
-
-func (h *hooks) Hook(ctx context.Context, in session.HookInput) session.HookResult {
-	var pre []string
-	if in.Event == session.HookUserPromptSubmit {
-		pre = h.sessionStart(ctx, in.SessionID)
-	}
-	if !h.r.Has(in.Event) {
-		return session.HookResult{Context: pre}
-	}
-	hin := hook.Input{Event: in.Event, SessionID: in.SessionID, Cwd: in.Directory, Tool: in.Tool, ToolInput: in.ToolInput,
-		ToolUseID: in.CallID, Error: in.Error, Duration: in.Duration, Prompt: in.Prompt,
-		StopHookActive: in.StopActive, LastAssistantMessage: in.LastMessage, Trigger: in.Trigger}
-	if in.Event == session.HookSubagentStop {
-		hin.AgentType = in.Agent
-	}
-	if in.Result != nil {
-		hin.ToolResponse = toolResponse(in.Tool, in.ToolInput, in.Result)
-	}
-	r := h.r.Run(ctx, hin)
-	return session.HookResult{Block: r.Block, Reason: r.Reason, Permission: r.Permission, UpdatedInput: r.UpdatedInput,
-		Context: append(pre, r.Context...), UpdatedOutput: r.UpdatedOutput, Halt: r.Halt, HaltReason: r.HaltReason}
-}
-
-// sessionStart runs the SessionStart hooks the first time this process
-// sees the session ("startup" for a new session, "resume" otherwise) and
-// returns the context they add.
-func (h *hooks) sessionStart(ctx context.Context, sessionID string) []string {
-	h.mu.Lock()
-	seen := h.started[sessionID]
-	h.started[sessionID] = true
-	h.mu.Unlock()
-	if seen || !h.r.Has(hook.SessionStart) {
-		return nil
-	}
-	source := "startup"
-	if msgs, err := h.sessions().Messages(ctx, sessionID); err == nil && len(msgs) > 0 {
-		source = "resume"
-	}
-	return h.r.Run(ctx, hook.Input{Event: hook.SessionStart, SessionID: sessionID, Source: source}).Context
-}
-
-// end runs the SessionEnd hooks of the sessions started in this process.
-func (h *hooks) end() {
-	h.mu.Lock()
-	ids := make([]string, 0, len(h.started))
-	for id := range h.started {
-		ids = append(ids, id)
-	}
-	h.mu.Unlock()
-	if len(ids) == 0 || !h.r.Has(hook.SessionEnd) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), sessionEndBudget)
-	defer cancel()
-	slices.Sort(ids)
-	for _, id := range ids {
-		h.r.Run(ctx, hook.Input{Event: hook.SessionEnd, SessionID: id, Reason: "other"})
-	}
-}
-
-// notify runs Notification hooks whenever a permission is asked, until
-// stop is called.
-func (h *hooks) notify(b *bus.Bus) (stop func()) {
-	if !h.r.Has(hook.Notification) {
-		return func() {}
-	}
-	sub := b.Subscribe(bus.Filter{Types: []string{bus.PermissionAsked}}, 64)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev := <-sub.C:
-				req, ok := ev.Properties.(permission.Request)
-				if !ok {
-					continue
-				}
-				msg := fmt.Sprintf("codeloop needs your permission to use %s", req.Permission)
-				if len(req.Patterns) > 0 {
-					msg += " (" + strings.Join(req.Patterns, ", ") + ")"
-				}
-				h.r.Run(ctx, hook.Input{Event: hook.Notification, SessionID: req.SessionID, Message: msg,
-					Title: "Permission needed", NotificationType: "permission_prompt"})
-			}
-		}
-	}()
-	return func() {
-		cancel()
-		sub.Close()
-		<-done
-	}
-}
-
-// toolResponse is a call's result as Claude Code's hooks expect it:
-// Bash's {stdout, stderr, interrupted, isImage}, Write's and Edit's
-// {filePath, success}, and for other tools the output, title and
-// metadata.
-func toolResponse(id string, input []byte, res *tool.Result) any {
-	switch id {
-	case "bash":
-		return map[string]any{"stdout": res.Output, "stderr": "", "interrupted": false, "isImage": false}
-	case "write", "edit":
-		var in struct {
-			FilePath string `json:"filePath"`
-		}
-		_ = json.Unmarshal(input, &in)
-		return map[string]any{"filePath": in.FilePath, "success": true, "output": res.Output}
-	}
-	return map[string]any{"output": res.Output, "title": res.Title, "metadata": res.Metadata}
 }
 
 // lineOfString is the 1-based line of the first JSON string in data whose

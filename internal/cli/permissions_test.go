@@ -13,6 +13,7 @@ import (
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/paths"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/shellscan"
 )
 
 // approve answers a permission ask "always" with scope through the app's
@@ -22,7 +23,7 @@ func approve(t *testing.T, a *app.App, session, cmd string, scope permission.Sco
 	sub := a.Bus.Subscribe(bus.Filter{Types: []string{bus.PermissionAsked}}, 4)
 	defer sub.Close()
 	rules := permission.Ruleset{{Permission: "bash", Pattern: "*", Action: permission.Ask}}
-	an := permission.AnalyzeBash(cmd)
+	an := shellscan.AnalyzeBash(cmd)
 	done := make(chan error, 1)
 	go func() {
 		done <- a.Permissions.Ask(t.Context(), rules, permission.Request{SessionID: session, Permission: "bash",

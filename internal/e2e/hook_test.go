@@ -379,3 +379,44 @@ func TestHookPreCompact(t *testing.T) {
 		t.Errorf("the hook read %s (%v)", b, err)
 	}
 }
+
+// TestHookSessionLife: a session's first prompt runs the SessionStart
+// hooks ("startup"), whose output reaches the model; a completed bash call
+// shows PostToolUse hooks Claude Code's tool_response; closing runs the
+// SessionEnd hooks of the session.
+func TestHookSessionLife(t *testing.T) {
+	p := newProject(t, fmt.Sprintf(bashThenAnswer, "echo from-bash"), nil)
+	p.userHooks(map[string][2]string{"SessionStart": {"", "record.sh"}, "PostToolUse": {"Bash", "record.sh"},
+		"SessionEnd": {"", "record.sh"}}, 0)
+	p.mustRun("run", "--auto", "run it")
+	if body := p.requestText(0); !strings.Contains(body, "session context: started fresh") {
+		t.Errorf("the SessionStart hook's context did not reach the model:\n%s", body)
+	}
+	data, err := os.ReadFile(filepath.Join(p.home, "hooks.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("hook input %q: %v", line, err)
+		}
+		events = append(events, e)
+	}
+	var names []string
+	for _, e := range events {
+		names = append(names, fmt.Sprint(e["hook_event_name"]))
+	}
+	if got := strings.Join(names, " "); got != "SessionStart PostToolUse SessionEnd" {
+		t.Fatalf("hook events %q, want SessionStart PostToolUse SessionEnd", got)
+	}
+	if events[0]["source"] != "startup" || events[2]["reason"] != "other" ||
+		events[0]["session_id"] != events[2]["session_id"] || events[0]["session_id"] == "" {
+		t.Errorf("SessionStart %v, SessionEnd %v", events[0], events[2])
+	}
+	resp, _ := events[1]["tool_response"].(map[string]any)
+	if out, _ := resp["stdout"].(string); !strings.Contains(out, "from-bash") || resp["interrupted"] != false {
+		t.Errorf("PostToolUse tool_response = %v, want Bash's stdout", events[1]["tool_response"])
+	}
+}

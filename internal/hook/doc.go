@@ -15,6 +15,8 @@
 // Hooks defined in the project's own files run only once the user trusts
 // the project (package trust decides; Build is told).
 //
-// The package knows nothing of sessions: the session loop calls it
-// through an interface the app provides. It imports proc only.
+// The package owns the hook events, their input and what hooks decide;
+// the session engine runs them through a Runner (its Hooks interface),
+// which the app builds from the config and the trust verdict. It knows
+// nothing of sessions and imports proc only.
 package hook

@@ -61,37 +61,6 @@ func ExternalRequest(paths []string, dir, worktree string) (Request, bool) {
 	}, true
 }
 
-// StaticPaths are the paths of an analysis that are known from the text,
-// for ExternalDirs.
-func (a Analysis) StaticPaths() []string {
-	var out []string
-	for _, p := range a.Paths {
-		if !p.Dynamic {
-			out = append(out, p.Path)
-		} else if dir, ok := literalDir(p.Path); ok {
-			out = append(out, dir)
-		}
-	}
-	return out
-}
-
-// literalDir is the directory a path only known at run time certainly lies
-// in: the part of the word before its first expansion or glob, up to the
-// last slash ("/etc/$x" lies in "/etc/", "../a/b$y" in "../a/"). A word
-// that starts with an expansion ("$f") tells nothing.
-func literalDir(word string) (string, bool) {
-	lit := word
-	if i := strings.IndexAny(lit, "$`*?[{"); i >= 0 {
-		lit = lit[:i]
-	}
-	lit = strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(lit)
-	i := strings.LastIndexByte(lit, '/')
-	if i < 0 {
-		return "", false
-	}
-	return lit[:i+1], true
-}
-
 func expandTilde(p string) string {
 	if p != "~" && !strings.HasPrefix(p, "~/") {
 		return p

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/codeloop/codeloop/internal/shellscan"
 )
 
 func TestExternalDirs(t *testing.T) {
@@ -76,19 +78,19 @@ func TestExternalDirs(t *testing.T) {
 		t.Error("ExternalRequest for an inside path")
 	}
 	// The paths of a shell command feed the check.
-	a := AnalyzeBash("cat ../../outside/notes.txt > out.txt; cd $DIR")
+	a := shellscan.AnalyzeBash("cat ../../outside/notes.txt > out.txt; cd $DIR")
 	if got := ExternalDirs(a.StaticPaths(), dir, wt); !slices.Equal(got, []string{outside + "/*"}) {
 		t.Errorf("bash paths: %q from %+v", got, a.Paths)
 	}
 	// A path known only at run time is checked by the directory its
 	// literal part names.
 	for _, cmd := range []string{"cat ../../outside/$x", `cat "../../outside/"$x`, "cat ../../outside/*.txt", "rm ../../outside/a$b/c"} {
-		a := AnalyzeBash(cmd)
+		a := shellscan.AnalyzeBash(cmd)
 		if got := ExternalDirs(a.StaticPaths(), dir, wt); !slices.Equal(got, []string{outside + "/*"}) {
 			t.Errorf("%s: %q from %+v", cmd, got, a.Paths)
 		}
 	}
-	if got := ExternalDirs(AnalyzeBash("cat $f ./$g").StaticPaths(), dir, wt); len(got) != 0 {
+	if got := ExternalDirs(shellscan.AnalyzeBash("cat $f ./$g").StaticPaths(), dir, wt); len(got) != 0 {
 		t.Errorf("paths that name no directory outside asked for %q", got)
 	}
 }

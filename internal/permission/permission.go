@@ -1,9 +1,10 @@
 // Package permission decides whether a tool may do what it asks: ordered
-// rulesets with wildcard patterns, the ask/reply flow, saved approvals, and
-// the analysis of shell commands into the programs they would run.
+// rulesets with wildcard patterns, and the requests, replies and errors
+// of the ask flow. The flow itself is internal/approval's, the analysis of
+// shell commands internal/shellscan's.
 //
-// It may import id, bus, config, paths and store; tools, agents and the
-// session loop import it.
+// It imports nothing of codeloop's; tools, agents and the session loop
+// import it.
 package permission
 
 import (
@@ -88,6 +89,22 @@ type Request struct {
 	// "always" approves this request only. With no one to ask it is
 	// rejected; Reason says what is protected. Deny rules still refuse it.
 	Protected bool `json:"protected,omitempty"`
+}
+
+// Alias says that the command whose pattern is Pattern runs a program also
+// known by another name: As is the same command under that name.
+type Alias struct {
+	Pattern string `json:"pattern"`
+	As      string `json:"as"`
+}
+
+// Inline is a command that runs code given on its command line or in its
+// input, in the language of the interpreter Program.
+type Inline struct {
+	Pattern string `json:"pattern"`
+	Program string `json:"program"`
+	// Reason says how the code is given, in words for the model.
+	Reason string `json:"reason"`
 }
 
 // Asker checks a request against the rules in force and, where they say ask,

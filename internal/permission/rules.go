@@ -1,13 +1,7 @@
 package permission
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
-
-	"github.com/codeloop/codeloop/internal/config"
-	"github.com/codeloop/codeloop/internal/paths"
 )
 
 // Evaluate returns the rule that decides permission for value: the last rule
@@ -74,17 +68,6 @@ func Merge(rulesets ...Ruleset) Ruleset {
 	return out
 }
 
-// FromConfig turns the permission section of a config file into a ruleset,
-// keeping the file's order. Patterns "~", "~/…", "$HOME" and "$HOME/…" are
-// expanded to home.
-func FromConfig(p config.Permission, home string) Ruleset {
-	out := make(Ruleset, 0, len(p))
-	for _, r := range p {
-		out = append(out, Rule{Permission: r.Permission, Pattern: expandHome(r.Pattern, home), Action: Action(r.Action), Floor: r.Floor})
-	}
-	return out
-}
-
 // FromTools turns the deprecated "tools" map (tool name to enabled) into
 // allow and deny rules for everything, in name order. The tools that change
 // files (write, edit, patch, multiedit, apply_patch) all map to "edit".
@@ -107,12 +90,6 @@ func FromTools(tools map[string]bool) Ruleset {
 	return out
 }
 
-// FromConfigAndTools is the ruleset of a config (or agent) section with
-// both forms: the legacy tools map first, the permission rules after it.
-func FromConfigAndTools(p config.Permission, tools map[string]bool, home string) Ruleset {
-	return Merge(FromTools(tools), FromConfig(p, home))
-}
-
 // ToolPermission is the permission name a tool asks under: the tools that
 // change files share "edit", every other tool asks under its own id.
 func ToolPermission(tool string) string {
@@ -121,50 +98,6 @@ func ToolPermission(tool string) string {
 		return "edit"
 	}
 	return tool
-}
-
-func expandHome(pattern, home string) string {
-	switch {
-	case pattern == "~" || pattern == "$HOME":
-		return home
-	case strings.HasPrefix(pattern, "~/"):
-		return home + pattern[1:]
-	case strings.HasPrefix(pattern, "$HOME/"):
-		return home + pattern[len("$HOME"):]
-	}
-	return pattern
-}
-
-// Defaults is the ruleset every agent starts from: everything allowed
-// except that a repeated identical tool call (doom_loop) asks, touching
-// files outside the project (external_directory) asks unless they are in
-// the tool-output directory, codeloop's temporary directory or one of
-// allowedDirs (skill directories, say), reading .env files asks, and the
-// question and plan-switch tools are off until an agent turns them on.
-func Defaults(dirs paths.Dirs, allowedDirs ...string) Ruleset {
-	rs := Ruleset{
-		{Permission: "*", Pattern: "*", Action: Allow},
-		{Permission: "doom_loop", Pattern: "*", Action: Ask},
-		{Permission: "external_directory", Pattern: "*", Action: Ask},
-		{Permission: "external_directory", Pattern: filepath.Join(dirs.ToolOutput(), "*"), Action: Allow},
-		{Permission: "external_directory", Pattern: filepath.Join(os.TempDir(), paths.App, "*"), Action: Allow},
-	}
-	for _, d := range allowedDirs {
-		rs = append(rs, Rule{Permission: "external_directory", Pattern: filepath.Join(d, "*"), Action: Allow})
-	}
-	rs = append(rs,
-		Rule{Permission: "question", Pattern: "*", Action: Deny},
-		Rule{Permission: "plan_enter", Pattern: "*", Action: Deny},
-		Rule{Permission: "plan_exit", Pattern: "*", Action: Deny},
-		Rule{Permission: "read", Pattern: "*", Action: Allow},
-		Rule{Permission: "read", Pattern: "*.env", Action: Ask},
-		Rule{Permission: "read", Pattern: "*.env.*", Action: Ask},
-		Rule{Permission: "read", Pattern: "*.env.example", Action: Allow},
-	)
-	for i := range rs {
-		rs[i].Default = true
-	}
-	return rs
 }
 
 // Disabled reports which of tools the ruleset turns off entirely, so they

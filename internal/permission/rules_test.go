@@ -1,15 +1,9 @@
 package permission
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/codeloop/codeloop/internal/config"
-	"github.com/codeloop/codeloop/internal/paths"
 )
 
 func TestEvaluateOrder(t *testing.T) {
@@ -68,108 +62,13 @@ func TestEvaluateOrder(t *testing.T) {
 	}
 }
 
-func TestFromConfig(t *testing.T) {
-	tests := []struct {
-		name, json string
-		want       Ruleset
-	}{
-		{"action for everything", `"allow"`, Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}},
-		{"deny everything", `"deny"`, Ruleset{{Permission: "*", Pattern: "*", Action: Deny}}},
-		{"actions by permission", `{"edit": "ask", "bash": "deny", "webfetch": "allow"}`,
-			Ruleset{{Permission: "edit", Pattern: "*", Action: Ask}, {Permission: "bash", Pattern: "*", Action: Deny}, {Permission: "webfetch", Pattern: "*", Action: Allow}}},
-		{"patterns by permission, key order kept", `{"bash": {"*": "ask", "git *": "allow", "git push *": "deny", "ls": "allow"}}`,
-			Ruleset{{Permission: "bash", Pattern: "*", Action: Ask}, {Permission: "bash", Pattern: "git *", Action: Allow}, {Permission: "bash", Pattern: "git push *", Action: Deny}, {Permission: "bash", Pattern: "ls", Action: Allow}}},
-		{"order is not alphabetical", `{"zeta": "deny", "alpha": "allow", "mid": {"b": "ask", "a": "deny"}}`,
-			Ruleset{{Permission: "zeta", Pattern: "*", Action: Deny}, {Permission: "alpha", Pattern: "*", Action: Allow}, {Permission: "mid", Pattern: "b", Action: Ask}, {Permission: "mid", Pattern: "a", Action: Deny}}},
-		{"mixed forms", `{"*": "ask", "read": {"*": "allow", "*.env": "deny"}, "external_directory": "deny"}`,
-			Ruleset{{Permission: "*", Pattern: "*", Action: Ask}, {Permission: "read", Pattern: "*", Action: Allow}, {Permission: "read", Pattern: "*.env", Action: Deny}, {Permission: "external_directory", Pattern: "*", Action: Deny}}},
-		{"home expansion", `{"external_directory": {"~": "allow", "~/code/*": "allow", "$HOME": "ask", "$HOME/.ssh/*": "deny", "~user/x": "ask", "/tmp/~/x": "ask", "$HOMEDIR": "ask"}}`,
-			Ruleset{{Permission: "external_directory", Pattern: "/home/u", Action: Allow}, {Permission: "external_directory", Pattern: "/home/u/code/*", Action: Allow},
-				{Permission: "external_directory", Pattern: "/home/u", Action: Ask}, {Permission: "external_directory", Pattern: "/home/u/.ssh/*", Action: Deny},
-				{Permission: "external_directory", Pattern: "~user/x", Action: Ask}, {Permission: "external_directory", Pattern: "/tmp/~/x", Action: Ask}, {Permission: "external_directory", Pattern: "$HOMEDIR", Action: Ask}}},
-		{"list form", `[{"permission": "bash", "pattern": "rm *", "action": "deny"}]`, Ruleset{{Permission: "bash", Pattern: "rm *", Action: Deny}}},
-		{"null", `null`, Ruleset{}},
-	}
-	for _, tt := range tests {
-		var p config.Permission
-		if err := json.Unmarshal([]byte(tt.json), &p); err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		if got := FromConfig(p, "/home/u"); !slices.Equal(got, tt.want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
-		}
-	}
-	// The whole config: the permission section of a file and of an agent.
-	var cfg config.Config
-	src := `{"permission": {"bash": {"*": "ask", "npm *": "allow"}}, "tools": {"write": false, "webfetch": true},
-		"agent": {"review": {"permission": {"edit": "deny"}, "tools": {"bash": false}}}}`
-	if err := json.Unmarshal([]byte(src), &cfg); err != nil {
-		t.Fatal(err)
-	}
-	got := FromConfigAndTools(cfg.Permission, cfg.Tools, "/home/u")
-	want := Ruleset{{Permission: "webfetch", Pattern: "*", Action: Allow}, {Permission: "edit", Pattern: "*", Action: Deny}, {Permission: "bash", Pattern: "*", Action: Ask}, {Permission: "bash", Pattern: "npm *", Action: Allow}}
-	if !slices.Equal(got, want) {
-		t.Errorf("config with tools:\n got %+v\nwant %+v", got, want)
-	}
-	review := cfg.Agent["review"]
-	if got := FromConfigAndTools(review.Permission, review.Tools, "/home/u"); !slices.Equal(got, Ruleset{{Permission: "bash", Pattern: "*", Action: Deny}, {Permission: "edit", Pattern: "*", Action: Deny}}) {
-		t.Errorf("agent section: %+v", got)
-	}
-}
-
-func TestFromToolsPermissionWins(t *testing.T) {
-	// The permission section overrides the legacy tools map.
-	rs := FromConfigAndTools(config.Permission{{Permission: "bash", Pattern: "git *", Action: "allow"}},
-		map[string]bool{"bash": false, "edit": true, "patch": false, "apply_patch": true, "multiedit": false}, "/h")
-	if r, _ := Evaluate("bash", "git status", rs); r.Action != Allow {
-		t.Errorf("permission rule lost to tools: %+v", r)
-	}
-	if r, _ := Evaluate("bash", "ls", rs); r.Action != Deny {
-		t.Errorf("tools: false not applied: %+v", r)
-	}
-	for _, r := range rs[:5] {
-		if r.Permission != "edit" && r.Permission != "bash" {
-			t.Errorf("file tool not mapped to edit: %+v", r)
-		}
-	}
-}
-
-func TestDefaults(t *testing.T) {
-	dirs := paths.Dirs{Data: "/data/codeloop", Home: "/home/u"}
-	rs := Defaults(dirs, "/skills/deploy")
-	tmp := filepath.Join(os.TempDir(), "codeloop")
-	tests := []struct {
-		perm, value string
-		want        Action
-	}{
-		{"bash", "rm -rf /", Allow},
-		{"edit", "main.go", Allow},
-		{"doom_loop", "bash", Ask},
-		{"external_directory", "/etc/*", Ask},
-		{"external_directory", "/data/codeloop/tool-output/*", Allow},
-		{"external_directory", "/data/codeloop/tool-output/tool_1", Allow},
-		{"external_directory", tmp + "/x/*", Allow},
-		{"external_directory", "/skills/deploy/*", Allow},
-		{"external_directory", "/data/codeloop/*", Ask},
-		{"question", "*", Deny},
-		{"plan_enter", "*", Deny},
-		{"plan_exit", "*", Deny},
-		{"read", "/p/main.go", Allow},
-		{"read", "/p/.env", Ask},
-		{"read", "/p/.env.local", Ask},
-		{"read", "/p/.env.example", Allow},
-		{"read", "/p/config.env", Ask},
-	}
-	for _, tt := range tests {
-		if r, _ := Evaluate(tt.perm, tt.value, rs); r.Action != tt.want {
-			t.Errorf("Defaults: %s %q = %s (rule %+v), want %s", tt.perm, tt.value, r.Action, r, tt.want)
-		}
-	}
-}
-
 func TestDisabled(t *testing.T) {
 	tools := []string{"bash", "edit", "write", "apply_patch", "read", "webfetch", "task", "question"}
-	rs := Merge(Defaults(paths.Dirs{Data: "/d"}), Ruleset{
+	defaults := Ruleset{
+		{Permission: "*", Pattern: "*", Action: Allow, Default: true},
+		{Permission: "question", Pattern: "*", Action: Deny, Default: true},
+	}
+	rs := Merge(defaults, Ruleset{
 		{Permission: "edit", Pattern: "*", Action: Deny},
 		{Permission: "bash", Pattern: "*", Action: Deny},
 		{Permission: "bash", Pattern: "git *", Action: Allow}, // bash still usable for git
@@ -190,52 +89,6 @@ func TestDisabled(t *testing.T) {
 	}
 	if none := Disabled(tools, nil); len(none) != 0 {
 		t.Errorf("Disabled without rules = %v", none)
-	}
-}
-
-func TestArity(t *testing.T) {
-	tests := []struct {
-		cmd, want string
-	}{
-		{"touch foo.txt", "touch *"},
-		{"ls", "ls *"},
-		{"git checkout main", "git checkout *"},
-		{"git commit -m x", "git commit *"},
-		{"git", "git *"},
-		{"git config user.name x", "git config user.name *"},
-		{"git remote add origin url", "git remote add *"},
-		{"npm install", "npm install *"},
-		{"npm run dev", "npm run dev *"},
-		{"npm run", "npm run *"},
-		{"docker compose up -d", "docker compose up *"},
-		{"docker run nginx", "docker run *"},
-		{"python script.py", "python script.py *"},
-		{"cargo add tokio --features full", "cargo add tokio *"},
-		{"go test ./...", "go test *"},
-		{"go mod tidy", "go mod tidy *"},
-		{"kubectl get pods -A", "kubectl get *"},
-		{"aws s3 ls s3://b", "aws s3 ls *"},
-		{"gh pr list", "gh pr list *"},
-		{"make", "make *"},
-		{"unknowntool sub arg", "unknowntool *"},
-		{"yarn run build --watch", "yarn run build *"},
-	}
-	for _, tt := range tests {
-		if got := AlwaysPattern(strings.Fields(tt.cmd)); got != tt.want {
-			t.Errorf("AlwaysPattern(%q) = %q, want %q", tt.cmd, got, tt.want)
-		}
-		// The always pattern covers the command it came from.
-		if !Match(tt.cmd, AlwaysPattern(strings.Fields(tt.cmd))) {
-			t.Errorf("%q does not match its own always pattern", tt.cmd)
-		}
-	}
-	if got := Arity(nil); len(got) != 0 {
-		t.Errorf("Arity(nil) = %v", got)
-	}
-	for key := range arity {
-		if n := len(strings.Fields(key)); n > maxArityKey {
-			t.Errorf("arity key %q has %d words, more than maxArityKey", key, n)
-		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/bus"
+	"github.com/codeloop/codeloop/internal/hook"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
@@ -134,11 +135,16 @@ type Resources interface {
 }
 
 // Hooks runs the user's hooks at points of the loop: before and after
-// each tool call, when a prompt from the user is submitted, and when a
-// turn is about to end. It must return once ctx ends, and must not fail:
-// a hook that cannot run is reported by Hooks itself and decides nothing.
+// each tool call, when a prompt from the user is submitted, when a turn is
+// about to end, before a compaction, when a session starts and ends, and
+// when a permission is asked. Run must return once ctx ends, and must not
+// fail: a hook that cannot run is reported by Hooks itself and decides
+// nothing. *hook.Runner implements it.
 type Hooks interface {
-	Hook(ctx context.Context, in HookInput) HookResult
+	// Has reports whether any hook is defined for event.
+	Has(event string) bool
+	// Run runs the hooks that match in and combines their decisions.
+	Run(ctx context.Context, in hook.Input) hook.Result
 }
 
 // Texts the loop sends to models. Their defaults are in DefaultTexts.

@@ -33,6 +33,8 @@ type Engine struct {
 	shells  map[string]*shellRun // the user's shell commands running
 	status  map[string]Status
 	titled  map[string]bool // sessions whose title was asked for
+
+	hooks hookState
 }
 
 // runner is the loop of one session.
@@ -60,10 +62,13 @@ func New(cfg Config) (*Engine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	bg, bgCancel := context.WithCancel(context.Background())
-	return &Engine{
+	e := &Engine{
 		cfg: cfg, sessions: cfg.Sessions, ctx: ctx, cancel: cancel, bg: bg, bgCancel: bgCancel,
 		runners: map[string]*runner{}, shells: map[string]*shellRun{}, status: map[string]Status{}, titled: map[string]bool{},
-	}, nil
+		hooks: hookState{started: map[string]bool{}},
+	}
+	e.hooks.stopNotify = e.notifyHooks()
+	return e, nil
 }
 
 // Sessions returns the session service the engine writes through.
@@ -75,8 +80,10 @@ const closeGrace = 3 * time.Second
 
 // Close aborts every running loop and waits until all have saved their
 // state and every goroutine of the engine has ended. Background work gets
-// a short grace period first.
+// a short grace period first. The SessionEnd hooks of the sessions started
+// in this process run first.
 func (e *Engine) Close() {
+	e.closeHooks()
 	e.cancel()
 	done := make(chan struct{})
 	go func() {

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
-	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
 )
@@ -111,7 +111,7 @@ func newEchoEngine(t *testing.T, sessions *Sessions, model llm.Provider, work st
 		Sessions: sessions, Bus: b, Models: echoModels{main: model, limit: llm.Limit{Context: 60_000, Output: 4000}},
 		Agents:      StaticAgents{BuildAgent()},
 		Tools:       registryTools{tool.NewRegistry(tool.Builtins(tool.Env{Ripgrep: "-"})...)},
-		Permissions: permission.NewService(b, nil, permission.Options{AutoApprove: true}),
+		Permissions: approval.NewService(b, nil, approval.Options{AutoApprove: true}),
 		Directory:   work, Worktree: work, FlushInterval: 5 * time.Millisecond,
 		Compaction: Compaction{Prune: &prune},
 	})

@@ -8,71 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/hook"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/tool"
 )
-
-// The hook events the loop raises.
-const (
-	HookPreToolUse         = "PreToolUse"
-	HookPostToolUse        = "PostToolUse"
-	HookPostToolUseFailure = "PostToolUseFailure"
-	HookUserPromptSubmit   = "UserPromptSubmit"
-	HookStop               = "Stop"
-	HookSubagentStop       = "SubagentStop"
-	HookPreCompact         = "PreCompact"
-)
-
-// HookInput is what happened, for the hooks of one event. Tools are named
-// by their codeloop ids and their arguments are in codeloop's shape.
-type HookInput struct {
-	Event     string
-	SessionID string
-	Agent     string
-	Directory string
-
-	Tool      string
-	ToolInput json.RawMessage
-	CallID    string
-	// Result is a completed call's result (PostToolUse); Error a failed
-	// call's error (PostToolUseFailure).
-	Result   *tool.Result
-	Error    string
-	Duration time.Duration
-
-	Prompt string
-
-	// StopActive is set when the loop goes on because a stop hook blocked
-	// the last stop; LastMessage is the text of the answer that would end
-	// the turn.
-	StopActive  bool
-	LastMessage string
-
-	// Trigger says what started a compaction (PreCompact): "manual" or
-	// "auto".
-	Trigger string
-}
-
-// HookResult is what the hooks of one event decided.
-type HookResult struct {
-	// Block refuses the call or prompt, or (Stop) keeps the loop going;
-	// Reason says why.
-	Block  bool
-	Reason string
-	// Permission is "allow" (do not ask; deny rules still apply), "ask"
-	// (ask even where the rules allow) or "".
-	Permission string
-	// UpdatedInput replaces the call's arguments.
-	UpdatedInput json.RawMessage
-	// Context is text for the model.
-	Context []string
-	// UpdatedOutput replaces the output of a completed call.
-	UpdatedOutput *string
-	// Halt stops the agent after this; HaltReason says why.
-	Halt       bool
-	HaltReason string
-}
 
 // HookBlockedError is a call or prompt a hook refused.
 type HookBlockedError struct {
@@ -82,9 +22,9 @@ type HookBlockedError struct {
 
 func (e *HookBlockedError) Error() string {
 	switch e.Event {
-	case HookUserPromptSubmit:
+	case hook.UserPromptSubmit:
 		return "a UserPromptSubmit hook refused the prompt: " + e.Reason
-	case HookPreToolUse:
+	case hook.PreToolUse:
 		return "a PreToolUse hook blocked this call: " + e.Reason
 	}
 	return fmt.Sprintf("a %s hook stopped the agent: %s", e.Event, e.Reason)
@@ -106,18 +46,16 @@ func reminder(texts []string) string {
 // call's arguments (recording them on the part) and its asker; an error
 // refuses the call.
 func (p *processor) preToolHooks(ctx context.Context, part *message.ToolPart, call *tool.Call) (string, error) {
-	h := p.e.cfg.Hooks
-	if h == nil {
+	if p.e.cfg.Hooks == nil {
 		return "", nil
 	}
-	r := h.Hook(ctx, HookInput{Event: HookPreToolUse, SessionID: call.SessionID, Agent: call.Agent,
-		Directory: call.Dir, Tool: call.Tool, ToolInput: call.Input, CallID: call.ID})
+	r := p.e.runHook(ctx, toolHookInput(hook.PreToolUse, call))
 	if r.Halt {
 		p.haltCall(part, r.HaltReason)
-		return "", &HookBlockedError{Event: HookPreToolUse, Reason: orDefault(r.HaltReason, "a hook stopped the agent")}
+		return "", &HookBlockedError{Event: hook.PreToolUse, Reason: orDefault(r.HaltReason, "a hook stopped the agent")}
 	}
 	if r.Block {
-		return "", &HookBlockedError{Event: HookPreToolUse, Reason: r.Reason}
+		return "", &HookBlockedError{Event: hook.PreToolUse, Reason: r.Reason}
 	}
 	if in := r.UpdatedInput; len(in) > 0 && json.Valid(in) && in[0] == '{' {
 		call.Input = in
@@ -155,21 +93,14 @@ func (p *processor) preToolHooks(ctx context.Context, part *message.ToolPart, ca
 // result.
 func (p *processor) postToolHooks(ctx context.Context, part *message.ToolPart, call *tool.Call, started time.Time,
 	res *tool.Result, err error, pre string) (*tool.Result, error) {
-	h := p.e.cfg.Hooks
-	if h == nil || ctx.Err() != nil {
+	if p.e.cfg.Hooks == nil || ctx.Err() != nil {
 		return res, err
 	}
 	if _, blocked := err.(*HookBlockedError); blocked {
 		return res, err
 	}
-	in := HookInput{SessionID: call.SessionID, Agent: call.Agent, Directory: call.Dir, Tool: call.Tool,
-		ToolInput: call.Input, CallID: call.ID, Duration: time.Since(started)}
-	if err != nil {
-		in.Event, in.Error = HookPostToolUseFailure, err.Error()
-	} else {
-		in.Event, in.Result = HookPostToolUse, res
-	}
-	r := h.Hook(ctx, in)
+	in := postToolHookInput(call, started, res, err)
+	r := p.e.runHook(ctx, in)
 	var notes []string
 	if pre != "" {
 		notes = append(notes, pre)
@@ -254,8 +185,7 @@ func (a hookAllowed) Ask(_ context.Context, req permission.Request) error {
 // promptHooks runs the UserPromptSubmit hooks of a prompt from the user
 // (not a sub-agent's): they may refuse it or add context to it.
 func (e *Engine) promptHooks(ctx context.Context, in PromptInput) (PromptInput, error) {
-	h := e.cfg.Hooks
-	if h == nil || in.NoReply {
+	if e.cfg.Hooks == nil || in.NoReply {
 		return in, nil
 	}
 	sess, err := e.sessions.Get(ctx, in.SessionID)
@@ -271,10 +201,12 @@ func (e *Engine) promptHooks(ctx context.Context, in PromptInput) (PromptInput, 
 			text = append(text, t.Text)
 		}
 	}
-	r := h.Hook(ctx, HookInput{Event: HookUserPromptSubmit, SessionID: in.SessionID, Agent: in.Agent,
-		Directory: e.cfg.Directory, Prompt: strings.Join(text, "\n")})
+	pre := e.sessionStartHooks(ctx, in.SessionID)
+	r := e.runHook(ctx, hook.Input{Event: hook.UserPromptSubmit, SessionID: in.SessionID, Cwd: e.cfg.Directory,
+		Prompt: strings.Join(text, "\n")})
+	r.Context = append(pre, r.Context...)
 	if r.Block || r.Halt {
-		return in, &HookBlockedError{Event: HookUserPromptSubmit, Reason: orDefault(r.Reason, orDefault(r.HaltReason, "no reason given"))}
+		return in, &HookBlockedError{Event: hook.UserPromptSubmit, Reason: orDefault(r.Reason, orDefault(r.HaltReason, "no reason given"))}
 	}
 	if len(r.Context) > 0 {
 		parts := append([]message.Part(nil), in.Parts...)
@@ -287,18 +219,16 @@ func (e *Engine) promptHooks(ctx context.Context, in PromptInput) (PromptInput, 
 // when a turn is answered. When one blocks, it stores its reason as the
 // next instruction and returns true: the loop takes another step.
 func (e *Engine) stopHooks(ctx context.Context, sessionID string, st *loopState, l message.Latest) (bool, error) {
-	h := e.cfg.Hooks
-	if h == nil || st.step == 0 || l.Assistant == nil {
+	if e.cfg.Hooks == nil || st.step == 0 || l.Assistant == nil {
 		return false, nil
 	}
 	sess, err := e.sessions.Get(ctx, sessionID)
 	if err != nil {
 		return false, err
 	}
-	in := HookInput{Event: HookStop, SessionID: sessionID, Agent: l.User.Info.Agent, Directory: e.cfg.Directory,
-		StopActive: st.stopBlocks > 0}
+	in := hook.Input{Event: hook.Stop, SessionID: sessionID, Cwd: e.cfg.Directory, StopHookActive: st.stopBlocks > 0}
 	if sess.ParentID != "" {
-		in.Event = HookSubagentStop
+		in.Event, in.AgentType = hook.SubagentStop, l.User.Info.Agent
 	}
 	var text []string
 	for _, p := range l.Assistant.Parts {
@@ -306,8 +236,8 @@ func (e *Engine) stopHooks(ctx context.Context, sessionID string, st *loopState,
 			text = append(text, t.Text)
 		}
 	}
-	in.LastMessage = strings.Join(text, "\n")
-	r := h.Hook(ctx, in)
+	in.LastAssistantMessage = strings.Join(text, "\n")
+	r := e.runHook(ctx, in)
 	if !r.Block || r.Halt || ctx.Err() != nil {
 		st.stopBlocks = 0
 		return false, nil
@@ -338,13 +268,12 @@ func orDefault(s, d string) string {
 // the session. They are told whether the user or the loop started it; what
 // they print is for the user (the log and the bus), not the model.
 func (e *Engine) preCompactHooks(ctx context.Context, sess Info, part *message.CompactionPart) {
-	h := e.cfg.Hooks
-	if h == nil {
+	if e.cfg.Hooks == nil {
 		return
 	}
 	trigger := "manual"
 	if part.Auto {
 		trigger = "auto"
 	}
-	h.Hook(ctx, HookInput{Event: HookPreCompact, SessionID: sess.ID, Directory: e.cfg.Directory, Trigger: trigger})
+	e.runHook(ctx, hook.Input{Event: hook.PreCompact, SessionID: sess.ID, Cwd: e.cfg.Directory, Trigger: trigger})
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/message"
-	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
 )
@@ -36,7 +36,7 @@ func TestDismissedQuestionEndsTurn(t *testing.T) {
 	eng, err := New(Config{
 		Sessions: sessions, Bus: b, Models: &testModels{main: main, small: fakellm.NewScripted("fake")},
 		Agents: StaticAgents{BuildAgent()}, Tools: registryTools{tool.NewRegistry(tool.Builtins(tool.Env{Ripgrep: "-", Questions: questions})...)},
-		Permissions: permission.NewService(b, nil, permission.Options{AutoApprove: true}),
+		Permissions: approval.NewService(b, nil, approval.Options{AutoApprove: true}),
 		Directory:   work, Worktree: work, FlushInterval: time.Millisecond,
 	})
 	if err != nil {

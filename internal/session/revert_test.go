@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
-	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/snapshot"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
@@ -84,7 +84,7 @@ func newRevertHarness(t *testing.T, chain []string) *revertHarness {
 	h.eng, err = New(Config{
 		Sessions: h.sessions, Bus: b, Models: &testModels{main: h.model, small: fakellm.NewScripted("fake")},
 		Agents: StaticAgents{BuildAgent()}, Tools: registryTools{tool.NewRegistry(tools...)},
-		Permissions: permission.NewService(b, nil, permission.Options{AutoApprove: true}),
+		Permissions: approval.NewService(b, nil, approval.Options{AutoApprove: true}),
 		Directory:   work, Worktree: work, Snapshots: snaps, FlushInterval: time.Millisecond,
 	})
 	if err != nil {

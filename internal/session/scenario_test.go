@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/llm"
@@ -191,7 +192,7 @@ func runScenario(t *testing.T, path string) {
 	main := fakellm.NewScripted("fake", steps...)
 	small := fakellm.NewScripted("fake", fakellm.Text("t1", sc.title), fakellm.Finish(llm.FinishStop, llm.Usage{}))
 	models := &testModels{main: main, small: small, limit: sc.limit}
-	perms := permission.NewService(b, nil, permission.Options{NonInteractive: sc.permission != "allow", AutoApprove: sc.permission == "allow"})
+	perms := approval.NewService(b, nil, approval.Options{NonInteractive: sc.permission != "allow", AutoApprove: sc.permission == "allow"})
 	agent := BuildAgent()
 	agent.Steps = sc.steps
 	sessions := NewSessions(st, b, "test")

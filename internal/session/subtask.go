@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/hook"
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
@@ -140,17 +141,15 @@ func (e *Engine) runTaskTool(ctx context.Context, sess Info, user *message.Messa
 // PreToolUse and PostToolUse (or PostToolUseFailure) hooks around it, as
 // around the model's own calls.
 func (e *Engine) userTaskCall(ctx context.Context, t tool.Tool, call *tool.Call) (*tool.Result, error) {
-	h := e.cfg.Hooks
-	if h == nil {
+	if e.cfg.Hooks == nil {
 		return runSafely(ctx, t, call)
 	}
-	pre := h.Hook(ctx, HookInput{Event: HookPreToolUse, SessionID: call.SessionID, Agent: call.Agent,
-		Directory: call.Dir, Tool: call.Tool, ToolInput: call.Input, CallID: call.ID})
+	pre := e.runHook(ctx, toolHookInput(hook.PreToolUse, call))
 	switch {
 	case pre.Halt:
-		return nil, &HookBlockedError{Event: HookPreToolUse, Reason: orDefault(pre.HaltReason, "a hook stopped the agent")}
+		return nil, &HookBlockedError{Event: hook.PreToolUse, Reason: orDefault(pre.HaltReason, "a hook stopped the agent")}
 	case pre.Block:
-		return nil, &HookBlockedError{Event: HookPreToolUse, Reason: pre.Reason}
+		return nil, &HookBlockedError{Event: hook.PreToolUse, Reason: pre.Reason}
 	}
 	if in := pre.UpdatedInput; len(in) > 0 && json.Valid(in) && in[0] == '{' {
 		call.Input = in
@@ -160,13 +159,6 @@ func (e *Engine) userTaskCall(ctx context.Context, t tool.Tool, call *tool.Call)
 	if ctx.Err() != nil {
 		return res, err
 	}
-	post := HookInput{SessionID: call.SessionID, Agent: call.Agent, Directory: call.Dir, Tool: call.Tool,
-		ToolInput: call.Input, CallID: call.ID, Duration: time.Since(started)}
-	if err != nil {
-		post.Event, post.Error = HookPostToolUseFailure, err.Error()
-	} else {
-		post.Event, post.Result = HookPostToolUse, res
-	}
-	h.Hook(ctx, post)
+	e.runHook(ctx, postToolHookInput(call, started, res, err))
 	return res, err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/fakellm"
+	"github.com/codeloop/codeloop/internal/hook"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
@@ -129,13 +130,15 @@ type taskHooks struct {
 	events []string
 }
 
-func (h *taskHooks) Hook(_ context.Context, in HookInput) HookResult {
+func (h *taskHooks) Has(string) bool { return true }
+
+func (h *taskHooks) Run(_ context.Context, in hook.Input) hook.Result {
 	if in.Tool == TaskTool {
 		h.mu.Lock()
 		h.events = append(h.events, in.Event)
 		h.mu.Unlock()
 	}
-	return HookResult{}
+	return hook.Result{}
 }
 
 // TestUserSubtaskIgnoresTaskDeny runs a subtask the user started (a slash
@@ -183,7 +186,7 @@ func TestUserSubtaskIgnoresTaskDeny(t *testing.T) {
 	}
 	hooks.mu.Lock()
 	defer hooks.mu.Unlock()
-	if !slices.Equal(hooks.events, []string{HookPreToolUse, HookPostToolUse}) {
+	if !slices.Equal(hooks.events, []string{hook.PreToolUse, hook.PostToolUse}) {
 		t.Errorf("task hooks fired %v, want PreToolUse then PostToolUse", hooks.events)
 	}
 }

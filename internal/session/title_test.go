@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/message"
-	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
 )
@@ -46,7 +46,7 @@ func TestTitleOnceWhileInFlight(t *testing.T) {
 		Sessions: sessions, Bus: b, Models: &testModels{main: main, small: small, limit: llm.Limit{Context: 100000, Output: 4000}},
 		Agents:      StaticAgents{BuildAgent()},
 		Tools:       registryTools{tool.NewRegistry(tool.Builtins(tool.Env{Ripgrep: "-"})...)},
-		Permissions: permission.NewService(b, nil, permission.Options{NonInteractive: true}),
+		Permissions: approval.NewService(b, nil, approval.Options{NonInteractive: true}),
 		Directory:   t.TempDir(), Worktree: t.TempDir(),
 		FlushInterval: 5 * time.Millisecond,
 	})

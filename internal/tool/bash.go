@@ -16,6 +16,7 @@ import (
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/proc"
 	"github.com/codeloop/codeloop/internal/sandbox"
+	"github.com/codeloop/codeloop/internal/shellscan"
 )
 
 // Bash defaults.
@@ -95,7 +96,7 @@ func shellFor(env Env) string {
 }
 
 // analyzeBash splits command into permission patterns, with
-// permission.AnalyzeBash unless env overrides it. Paths only known at run
+// shellscan.Analyze unless env overrides it. Paths only known at run
 // time are left out: such commands are marked unanalysable by the
 // analysis where it matters.
 func analyzeBash(env Env, command, dir string) BashAnalysis {
@@ -103,13 +104,25 @@ func analyzeBash(env Env, command, dir string) BashAnalysis {
 		return env.AnalyzeBash(command, dir)
 	}
 	home, _ := os.UserHomeDir()
-	a := permission.Analyze(command, permission.AnalyzeOptions{Shell: analysisShell(shellFor(env)), Dir: dir, Path: os.Getenv("PATH"), Home: home})
-	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Unanalysable: a.Unanalysable, Reason: a.Reason,
-		Aliases: a.Aliases, Inline: a.Inline}
+	a := shellscan.Analyze(command, shellscan.AnalyzeOptions{Shell: analysisShell(shellFor(env)), Dir: dir, Path: os.Getenv("PATH"), Home: home})
+	var paths []string
 	for _, p := range a.Paths {
 		if !p.Dynamic {
-			out.Paths = append(out.Paths, p.Path)
+			paths = append(paths, p.Path)
 		}
+	}
+	return BashAnalysisOf(a, paths)
+}
+
+// BashAnalysisOf is what the permission check needs to know of the shell
+// analysis a, with paths the file paths to check.
+func BashAnalysisOf(a shellscan.Analysis, paths []string) BashAnalysis {
+	out := BashAnalysis{Patterns: a.Patterns, Always: a.Always, Paths: paths, Unanalysable: a.Unanalysable, Reason: a.Reason}
+	for _, al := range a.Aliases {
+		out.Aliases = append(out.Aliases, permission.Alias(al))
+	}
+	for _, in := range a.Inline {
+		out.Inline = append(out.Inline, permission.Inline(in))
 	}
 	return out
 }

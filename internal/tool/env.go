@@ -26,7 +26,7 @@ type Env struct {
 	// read appends to its output inside <system-reminder> tags.
 	Instructions func(ctx context.Context, call *Call, filePath string) []string
 	// AnalyzeBash splits a shell command run in dir into the permission
-	// patterns it needs; nil means permission.Analyze as bash.
+	// patterns it needs; nil means shellscan.Analyze as bash.
 	AnalyzeBash func(command, dir string) BashAnalysis
 
 	// Shell runs bash commands; empty means bash, else sh: the shell

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/permission"
 )
@@ -45,10 +46,10 @@ func (u *userAsker) seen() []permission.Request {
 	return append([]permission.Request(nil), u.asked...)
 }
 
-func newUserAsker(t *testing.T, opts permission.Options, rules permission.Ruleset, reply permission.ReplyKind) *userAsker {
+func newUserAsker(t *testing.T, opts approval.Options, rules permission.Ruleset, reply permission.ReplyKind) *userAsker {
 	t.Helper()
 	b := bus.New(time.Second)
-	svc := permission.NewService(b, nil, opts)
+	svc := approval.NewService(b, nil, opts)
 	sub := b.Subscribe(bus.Filter{Types: []string{bus.PermissionAsked}}, 16)
 	u := &userAsker{Asker: svc.Asker(rules), reply: reply}
 	ctx, cancel := context.WithCancel(context.Background())

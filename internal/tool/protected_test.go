@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/permission"
 )
 
@@ -124,7 +125,7 @@ func TestEditProtected(t *testing.T) {
 	}
 	modes := []struct {
 		name    string
-		opts    permission.Options
+		opts    approval.Options
 		reply   permission.ReplyKind
 		changed bool
 		errText string
@@ -132,7 +133,7 @@ func TestEditProtected(t *testing.T) {
 		{name: "approved", reply: permission.ReplyOnce, changed: true},
 		{name: "always approves this change only", reply: permission.ReplyAlways, changed: true},
 		{name: "rejected", reply: permission.ReplyReject, errText: "rejected"},
-		{name: "auto", opts: permission.Options{AutoApprove: true, NonInteractive: true}, errText: "user's approval"},
+		{name: "auto", opts: approval.Options{AutoApprove: true, NonInteractive: true}, errText: "user's approval"},
 	}
 	for _, e := range edits {
 		for _, m := range modes {
@@ -179,7 +180,7 @@ func TestEditProtected(t *testing.T) {
 	// A plain file under an allow-all rule and --auto is changed unasked.
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.go": "package main\n"})
-	u := newUserAsker(t, permission.Options{AutoApprove: true, NonInteractive: true}, allowAll, "")
+	u := newUserAsker(t, approval.Options{AutoApprove: true, NonInteractive: true}, allowAll, "")
 	call := callWith(t, "write", dir, map[string]any{"filePath": filepath.Join(dir, "main.go"), "content": "x\n"}, u)
 	if _, err := toolByID(t, testEnv(t), "write").Run(context.Background(), call); err != nil {
 		t.Fatal(err)

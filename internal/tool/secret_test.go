@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/permission"
 )
 
@@ -83,7 +84,7 @@ func TestReadSecret(t *testing.T) {
 	tests := []struct {
 		name    string
 		file    string
-		opts    permission.Options
+		opts    approval.Options
 		rules   permission.Ruleset
 		reply   permission.ReplyKind
 		nilAsk  bool
@@ -94,11 +95,11 @@ func TestReadSecret(t *testing.T) {
 		{name: "rejected", file: ".env", rules: allowAll, reply: permission.ReplyReject, wantErr: "rejected", asked: true},
 		{name: "always approves this read", file: "sub/server.pem", rules: allowAll, reply: permission.ReplyAlways, asked: true},
 		{name: "auto non-interactive", file: ".env", rules: allowAll,
-			opts: permission.Options{AutoApprove: true, NonInteractive: true}, wantErr: "secret file", asked: true},
+			opts: approval.Options{AutoApprove: true, NonInteractive: true}, wantErr: "secret file", asked: true},
 		{name: "deny rule", file: ".env", rules: append(append(permission.Ruleset{}, allowAll...), permission.Rule{Permission: "read", Pattern: ".env", Action: permission.Deny}),
-			opts: permission.Options{AutoApprove: true}, wantErr: "denied", asked: true},
+			opts: approval.Options{AutoApprove: true}, wantErr: "denied", asked: true},
 		{name: "nobody to ask", file: ".env", nilAsk: true, wantErr: "secret file"},
-		{name: "exempt example", file: ".env.example", rules: allowAll, opts: permission.Options{AutoApprove: true, NonInteractive: true}},
+		{name: "exempt example", file: ".env.example", rules: allowAll, opts: approval.Options{AutoApprove: true, NonInteractive: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,7 +239,7 @@ func TestEditSecret(t *testing.T) {
 			if tt.tool != "apply_patch" {
 				tt.input["filePath"] = filepath.Join(dir, ".env")
 			}
-			u := newUserAsker(t, permission.Options{AutoApprove: true, NonInteractive: true}, allowAll, "")
+			u := newUserAsker(t, approval.Options{AutoApprove: true, NonInteractive: true}, allowAll, "")
 			_, err := toolByID(t, testEnv(t), tt.tool).Run(context.Background(), callWith(t, tt.tool, dir, tt.input, u))
 			if err == nil || !strings.Contains(err.Error(), "secret file") {
 				t.Fatalf("err = %v, want a refusal naming the secret file", err)
@@ -251,7 +252,7 @@ func TestEditSecret(t *testing.T) {
 	// Approved once, the edit happens with a single question.
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{".env": "SECRET=xyz\n"})
-	u := newUserAsker(t, permission.Options{}, allowAll, permission.ReplyOnce)
+	u := newUserAsker(t, approval.Options{}, allowAll, permission.ReplyOnce)
 	in := map[string]any{"filePath": filepath.Join(dir, ".env"), "oldString": "xyz", "newString": "new"}
 	if _, err := toolByID(t, testEnv(t), "edit").Run(context.Background(), callWith(t, "edit", dir, in, u)); err != nil {
 		t.Fatal(err)
