@@ -260,6 +260,7 @@ function applyVisible(atEnd) {
   $('revert-bar').hidden = !cut;
   $('revert-text').textContent = cut ? `${hidden} message(s) undone` : '';
   $('empty').hidden = shown.length > 0;
+  $('rows').dataset.count = shown.length;
   list.setItems(shown, atEnd);
   drawFigures();
 }
