@@ -157,7 +157,7 @@ func eval[T any](b *browser, expr string) T {
 func (b *browser) wait(what, expr string) {
 	b.t.Helper()
 	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
-		text, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`'prompt: ' + JSON.stringify(document.getElementById('prompt').value) + '\n' + document.body.innerText.slice(-1500)`))
+		text, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`'prompt: ' + JSON.stringify(document.getElementById('prompt').value) + ', completions: ' + document.getElementById('completions').hidden + ' ' + JSON.stringify(document.getElementById('completions').textContent) + '\n' + document.body.innerText.slice(-1500)`))
 		b.t.Fatalf("waiting for %s (%s): %v\npage text:\n%s", what, expr, err, text)
 	}
 }

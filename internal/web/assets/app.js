@@ -82,8 +82,10 @@ async function main() {
   }, (text) => send(text).catch(toast));
   wire();
   stopEvents = subscribe(onEvent, () => resync().catch(toast), loggedOut);
-  await Promise.all([loadSessions(), loadPickers(), dialogs.load()]).catch(toast);
+  // The session first: it is what the page is opened for.
   route();
+  await Promise.all([loadSessions(), loadPickers().then(drawFigures), dialogs.load()]).catch(toast);
+  setTimeout(queuePreviews, 1500);
 }
 
 function wire() {
@@ -171,7 +173,6 @@ function drawSessions() {
     li.append(a);
     return li;
   }));
-  queuePreviews();
 }
 
 // queuePreviews fetches, one at a time, the first message of the listed
@@ -182,18 +183,14 @@ async function queuePreviews() {
   previewing = true;
   try {
     for (const s of S.sessions.slice(0, 30)) {
-      if (S.previews.has(s.id)) continue;
+      if (S.previews.has(s.id) || (S.current && S.current.id === s.id)) continue;
       const cached = sessionStorage.getItem('codeloop.preview.' + s.id);
       if (cached !== null) { S.previews.set(s.id, cached); continue; }
-      await new Promise((r) => setTimeout(r, S.current ? 50 : 0));
       const msgs = await api(`session/${s.id}/message`).catch(() => []);
       setPreview(s.id, msgs);
     }
   } finally { previewing = false; }
-  for (const li of $('sessions').querySelectorAll('a')) {
-    const id = decodeURIComponent(li.getAttribute('href').slice(4));
-    li.querySelector('.s-preview').textContent = S.previews.get(id) || '';
-  }
+  drawSessions();
 }
 
 function setPreview(id, msgs) {
@@ -232,6 +229,7 @@ async function openSession(id, keep) {
   for (const m of S.msgs) if (S.touched.has(m.info.id) && !merged.some((x) => x.info.id === m.info.id)) merged.push(m);
   setMessages(merged, !keep);
   setPreview(id, all);
+  drawSessions();
 }
 
 function markPaint() {
