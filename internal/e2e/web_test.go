@@ -94,6 +94,7 @@ func TestWebSession(t *testing.T) {
 	b.waitText("Hello from the fake model.")
 	b.wait("Markdown and highlighted code", `document.querySelector('.md strong')?.textContent === 'bold' && document.querySelector('pre.code .tok-kw')?.textContent === 'func'`)
 	b.wait("the session in the list", `document.querySelectorAll('#sessions a').length === 1`)
+	b.wait("the generated title in the list and the header", `document.querySelector('#sessions .s-title').textContent === 'Greeting change' && document.getElementById('title').textContent === 'Greeting change'`)
 	b.wait("the context and cost figures", `/tokens/.test(document.getElementById('figures').textContent)`)
 	b.shoot(shots, "session")
 

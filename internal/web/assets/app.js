@@ -201,6 +201,9 @@ function setPreview(id, msgs) {
 }
 
 function showSession(s) {
+  // An event may have brought a newer state than the one fetched.
+  const known = s && S.sessions.find((x) => x.id === s.id);
+  if (known && known.time.updated > s.time.updated) s = known;
   S.current = s;
   $('title').textContent = s ? s.title || 'Untitled' : 'New session';
   document.title = s ? `${s.title} · codeloop` : 'codeloop';
