@@ -27,6 +27,12 @@ step
 text I kept a.txt.
 finish stop input=1300 output=5
 step
+call call_q question {"questions":[{"question":"Which colour?","header":"Colour","options":[{"label":"Red","description":"warm"},{"label":"Blue","description":"cool"}]}]}
+finish tool-calls input=1350 output=10
+step
+text Blue it is.
+finish stop input=1360 output=5
+step
 call call_3 edit {"filePath":"a.txt","oldString":"hello","newString":"goodbye"}
 finish tool-calls input=1400 output=30
 step
@@ -118,6 +124,15 @@ func TestWebSession(t *testing.T) {
 	}
 	if reqs := p.model.Requests(); !strings.Contains(string(reqs[len(reqs)-1].Body), "keep a.txt, it is needed") {
 		t.Errorf("the model was not told the rejection's message: %s", reqs[len(reqs)-1].Body)
+	}
+
+	// A question: pick an answer in the dialog; the model reads it.
+	b.send("ask me a colour")
+	b.wait("the question dialog", `document.getElementById('question').open && document.getElementById('q-body').textContent.includes('Which colour?')`)
+	b.do(chromedp.Click(chromedp.CSS(`#q-body input[value="Blue"]`)), chromedp.Click(chromedp.CSS("#q-send")))
+	b.waitText("Blue it is.")
+	if reqs := p.model.Requests(); !strings.Contains(string(reqs[len(reqs)-1].Body), "Blue") {
+		t.Errorf("the model was not told the answer: %s", reqs[len(reqs)-1].Body)
 	}
 
 	// An edit shows as a diff; Undo restores the file, Redo the change.
