@@ -81,7 +81,14 @@ async function main() {
     seenPaths: () => [...S.paths],
   }, (text) => send(text).catch(toast));
   wire();
-  stopEvents = subscribe(onEvent, () => resync().catch(toast), loggedOut);
+  let connected = false;
+  stopEvents = subscribe(onEvent, () => {
+    // The first connection comes with the page's own loading; a later one
+    // follows a break, in which events may have been missed.
+    const first = !connected;
+    connected = true;
+    (first ? loadStatus() : resync()).catch(toast);
+  }, loggedOut);
   // The session first: it is what the page is opened for.
   route();
   await Promise.all([loadSessions(), loadPickers().then(drawFigures), dialogs.load()]).catch(toast);
@@ -121,8 +128,14 @@ function route() {
 // resync reloads what events may have been missed (a reconnection).
 async function resync() {
   if (!list) return;
-  await Promise.all([loadSessions(), dialogs.load(), api('session/status').then((s) => { S.status = s; drawStatus(); })]);
+  await Promise.all([loadSessions(), dialogs.load(), loadStatus()]);
   if (S.current) await openSession(S.current.id, true);
+}
+
+async function loadStatus() {
+  S.status = await api('session/status');
+  drawStatus();
+  drawSessions();
 }
 
 async function loadSessions() {
