@@ -133,7 +133,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newModelsCmd(e),
 		newAuthCmd(e),
 		newACPCmd(e),
-		newServeCmd(e), newAttachCmd(e),
+		newServeCmd(e), newAttachCmd(e), newWebCmd(e),
 		newTrustCmd(e),
 		newStatsCmd(e),
 		newGitHubCmd(e),

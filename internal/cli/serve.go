@@ -22,6 +22,7 @@ import (
 	"github.com/codeloop/codeloop/internal/client/local"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/server"
+	"github.com/codeloop/codeloop/internal/web"
 )
 
 // serveOptions are the flags of codeloop serve.
@@ -33,6 +34,9 @@ type serveOptions struct {
 	insecureListen     bool
 	trustProject       bool
 	grace, abortWindow time.Duration
+	// web serves the browser front end (codeloop web); noOpen leaves the
+	// browser closed.
+	web, noOpen bool
 }
 
 // defaultPort is where codeloop serve listens unless told otherwise.
@@ -221,10 +225,18 @@ func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
 	reportTrust(e.stderr, a.Trust)
 	lc := local.New(a)
 	defer lc.Close()
-	srv, err := server.New(lc, server.Options{
+	out := e.stdout
+	opts := server.Options{
 		Token: token, Hosts: spec.hosts, Origins: append(append([]string(nil), loaded.Config.Server.CORS...), o.cors...),
 		Version: Version, Log: e.log,
-	})
+	}
+	var front *web.Front
+	if o.web {
+		out = &lockedWriter{w: e.stdout}
+		front = webFront(out, spec.url)
+		opts.Web = front
+	}
+	srv, err := server.New(lc, opts)
 	if err != nil {
 		return err
 	}
@@ -236,17 +248,22 @@ func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
 	}
 	defer os.Remove(statePath)
 	e.log.Info("server: listening", "url", spec.url, "directory", a.Dir)
-	fmt.Fprintf(e.stdout, "codeloop server listening on %s\n", spec.url)
-	fmt.Fprintf(e.stdout, "its token is in %s\n", statePath)
+	fmt.Fprintf(out, "codeloop server listening on %s\n", spec.url)
+	fmt.Fprintf(out, "its token is in %s\n", statePath)
 	if spec.hosts == nil {
 		fmt.Fprintf(e.stderr, "Warning: serving every network address; anyone who obtains the token can run commands here\n")
+	}
+	if front != nil {
+		if err := printLogin(ctx, out, front, spec.url, !o.noOpen); err != nil {
+			return err
+		}
 	}
 	err = srv.Serve(ctx, ln, o.grace)
 	stopSessions(lc, o.abortWindow)
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, "codeloop server stopped")
+	fmt.Fprintln(out, "codeloop server stopped")
 	return nil
 }
 

@@ -64,6 +64,27 @@ type Options struct {
 	// Log receives a line per refused request and server error; nil
 	// discards them.
 	Log *slog.Logger
+	// Web, when set, is a browser front end (internal/web) served under
+	// its prefix, with the API served a second time under prefix+"api/"
+	// and accepting the front end's session cookie (see Web).
+	Web Web
+}
+
+// Web is a browser front end served beside the API.
+//
+// Its pages are served without the token; they show nothing of a session
+// by themselves. The API then accepts, instead of the token, a session
+// cookie the front end issued, from the page's own origin only: a request
+// the cookie authenticates must not come from another origin (Origin,
+// Sec-Fetch-Site), and one that changes anything must carry the page's
+// own Origin.
+type Web interface {
+	http.Handler
+	// Prefix is the path the front end is served under ("/web/").
+	Prefix() string
+	// Authenticated reports whether r carries a session cookie the
+	// front end issued.
+	Authenticated(r *http.Request) bool
 }
 
 // Server serves the API over a client.
@@ -116,7 +137,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusForbidden, "ForbiddenError", fmt.Sprintf("host %q is not the address this server listens on", r.Host))
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" {
+	origin := r.Header.Get("Origin")
+	own := s.opts.Web != nil && origin != "" && sameOrigin(r, origin)
+	if origin != "" && !own {
 		if !s.origins[origin] {
 			s.refuse(w, r, http.StatusForbidden, "ForbiddenError", fmt.Sprintf("origin %q is not allowed; list it in the config's server.cors to allow it", origin))
 			return
@@ -132,13 +155,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.opts.Web != nil {
+		setWebHeaders(w.Header())
+		prefix := s.opts.Web.Prefix()
+		api := prefix + "api/"
+		switch p := r.URL.Path; {
+		case strings.HasPrefix(p, api):
+			// The API for the page, under the cookie's path.
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = "/" + strings.TrimPrefix(p, api)
+			r2.URL.RawPath = ""
+			r = r2
+		case strings.HasPrefix(p, prefix) || p == strings.TrimSuffix(prefix, "/"):
+			s.opts.Web.ServeHTTP(w, r)
+			return
+		}
+	}
 	if name := credentialInQuery(r); name != "" {
 		// Neither the value nor the query is logged or echoed.
 		s.refuse(w, r, http.StatusBadRequest, "BadRequestError", fmt.Sprintf(
 			"the query parameter %q looks like a credential, and credentials in the URL are refused: send the token in the Authorization header (Bearer, or Basic with the token as password)", name))
 		return
 	}
-	if msg := s.checkToken(r); msg != "" {
+	if msg := s.checkToken(r); msg != "" && !s.cookieAuthenticated(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="codeloop"`)
 		s.refuse(w, r, http.StatusUnauthorized, "UnauthorizedError", msg)
 		return
@@ -202,6 +241,43 @@ func (s *Server) checkToken(r *http.Request) string {
 		return "the token is not this server's; codeloop serve writes the current one to its state file"
 	}
 	return ""
+}
+
+// cookieAuthenticated reports whether r, without a token, carries the
+// web front end's session cookie and comes from the page itself: no other
+// origin, and the page's own Origin on a request that changes anything.
+// SameSite does not cover this: another port of the same host is the same
+// site.
+func (s *Server) cookieAuthenticated(r *http.Request) bool {
+	if s.opts.Web == nil || r.Header.Get("Authorization") != "" || !s.opts.Web.Authenticated(r) {
+		return false
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+	default:
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin != "" && !sameOrigin(r, origin) {
+		return false
+	}
+	safe := r.Method == http.MethodGet || r.Method == http.MethodHead
+	return safe || origin != ""
+}
+
+// sameOrigin reports whether origin ("http://host:port") is the one r was
+// sent to, as its Host header names it.
+func sameOrigin(r *http.Request, origin string) bool {
+	scheme, host, ok := strings.Cut(origin, "://")
+	return ok && (scheme == "http" || scheme == "https") && !strings.ContainsAny(host, "/?#") && strings.EqualFold(host, r.Host)
+}
+
+// setWebHeaders sets the headers that keep a browser from framing the
+// API's answers or reading them as anything but what they are.
+func setWebHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "no-referrer")
 }
 
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, name, msg string) {
