@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/codeloop/codeloop/internal/format"
+	"github.com/codeloop/codeloop/internal/lsp"
 	"github.com/codeloop/codeloop/internal/skill"
 	"github.com/codeloop/codeloop/internal/tool"
 )
@@ -13,6 +14,12 @@ import (
 // checks and the configured secret files.
 func (a *App) ProjectFiles() tool.ProjectFiles {
 	return tool.ProjectFiles{Root: a.Worktree, Secrets: a.secrets}
+}
+
+// WorkspaceSymbols returns the symbols matching query that the running
+// language servers know, in the project's files.
+func (a *App) WorkspaceSymbols(ctx context.Context, query string) []lsp.WorkspaceSymbol {
+	return a.LSP.WorkspaceSymbols(ctx, query)
 }
 
 // Skills lists the skills the model may load.

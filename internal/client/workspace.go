@@ -29,6 +29,9 @@ type Workspace interface {
 	FindText(ctx context.Context, pattern string, limit int) ([]TextMatch, error)
 	// FindFiles finds the project's files (and directories) by name.
 	FindFiles(ctx context.Context, in FindFilesInput) ([]string, error)
+	// FindSymbols returns the workspace symbols matching query that the
+	// running language servers know, in the project's visible files.
+	FindSymbols(ctx context.Context, query string) ([]Symbol, error)
 	// Todos returns a session's todo list.
 	Todos(ctx context.Context, sessionID string) ([]Todo, error)
 	// SessionDiff returns the file changes a session made, or those of
@@ -155,4 +158,29 @@ type Formatter struct {
 	Name       string   `json:"name"`
 	Extensions []string `json:"extensions"`
 	Enabled    bool     `json:"enabled"`
+}
+
+// Symbol is a workspace symbol, in LSP's shape.
+type Symbol struct {
+	Name     string         `json:"name"`
+	Kind     int            `json:"kind"`
+	Location SymbolLocation `json:"location"`
+}
+
+// SymbolLocation is where a symbol is: a file URI and a range.
+type SymbolLocation struct {
+	URI   string `json:"uri"`
+	Range Range  `json:"range"`
+}
+
+// Range is a span of a file, 0-based lines and characters as LSP has them.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Position is a 0-based line and character.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
 }

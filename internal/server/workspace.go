@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/client/wire"
@@ -13,6 +14,20 @@ import (
 
 // maxFindText caps the lines GET /find returns.
 const maxFindText = 1000
+
+// maxLogChars caps the message POST /log writes to the server's log.
+const maxLogChars = 4096
+
+// cut shortens s to at most n bytes, on a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
 
 // workspace returns the client as a client.Workspace, or an
 // UnsupportedError naming op when it is not one (a remote client).
@@ -88,6 +103,9 @@ func (s *Server) workspaceOps() []*operation {
 		wsRoute(s, wire.FindFiles, func(ctx context.Context, w client.Workspace, _ *http.Request, q wire.FindFilesQuery, _ none) ([]string, error) {
 			return list(w.FindFiles(ctx, q))
 		}),
+		wsRoute(s, wire.FindSymbols, func(ctx context.Context, w client.Workspace, _ *http.Request, q wire.FindSymbolsQuery, _ none) ([]client.Symbol, error) {
+			return list(w.FindSymbols(ctx, q.Query))
+		}),
 		wsRoute(s, wire.ToolIDs, func(ctx context.Context, w client.Workspace, _ *http.Request, _ none, _ none) ([]string, error) {
 			ts, err := w.Tools(ctx)
 			if err != nil {
@@ -115,7 +133,7 @@ func (s *Server) workspaceOps() []*operation {
 			case "error":
 				lvl = slog.LevelError
 			}
-			s.log.Log(r.Context(), lvl, "client: "+in.Message, "service", in.Service, "remote", r.RemoteAddr)
+			s.log.Log(r.Context(), lvl, "client: "+cut(in.Message, maxLogChars), "service", cut(in.Service, 100), "remote", r.RemoteAddr)
 			return true, nil
 		}),
 		route(s, wire.GlobalConfig, func(r *http.Request, _ none, _ none) (map[string]any, error) {

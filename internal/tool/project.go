@@ -142,6 +142,13 @@ func (p ProjectFiles) ignored(abs string) (bool, error) {
 	return false, nil
 }
 
+// Visible reports whether path is one the other methods show: inside the
+// project and not ignored.
+func (p ProjectFiles) Visible(path string) bool {
+	_, err := p.resolve(path)
+	return err == nil
+}
+
 // List returns the entries of the directory path (relative to the root,
 // "" for the root), directories first, each marked when the ignore rules
 // exclude it; .git is left out.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,6 +195,24 @@ func (c *Client) FindFiles(ctx context.Context, in client.FindFilesInput) ([]str
 	}
 	if out == nil {
 		out = []string{}
+	}
+	return out, nil
+}
+
+// FindSymbols returns the workspace symbols of the running language
+// servers, in files the file routes show.
+func (c *Client) FindSymbols(ctx context.Context, query string) ([]client.Symbol, error) {
+	pf := c.app.ProjectFiles()
+	out := []client.Symbol{}
+	for _, s := range c.app.WorkspaceSymbols(ctx, query) {
+		if !pf.Visible(s.Path) {
+			continue
+		}
+		r := s.Range
+		out = append(out, client.Symbol{Name: s.Name, Kind: s.Kind, Location: client.SymbolLocation{
+			URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(s.Path)}).String(),
+			Range: client.Range{Start: client.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+				End: client.Position{Line: int(r.End.Line), Character: int(r.End.Character)}}}})
 	}
 	return out, nil
 }

@@ -18,6 +18,7 @@ var (
 	FileStatus      = Route{Method: "GET", Pattern: "/file/status", ID: "file.status", Summary: "The files git sees changed"}
 	FindText        = Route{Method: "GET", Pattern: "/find", ID: "find.text", Summary: "Search the project's files for a regular expression, as the grep tool does"}
 	FindFiles       = Route{Method: "GET", Pattern: "/find/file", ID: "find.files", Summary: "Find the project's files and directories by name"}
+	FindSymbols     = Route{Method: "GET", Pattern: "/find/symbol", ID: "find.symbols", Summary: "The workspace symbols the running language servers know"}
 	ToolIDs         = Route{Method: "GET", Pattern: "/experimental/tool/ids", ID: "tool.ids", Summary: "The ids of the tools the model may be offered"}
 	ToolList        = Route{Method: "GET", Pattern: "/experimental/tool", ID: "tool.list", Summary: "The tools the model may be offered, with their parameters' schemas"}
 	AppSkills       = Route{Method: "GET", Pattern: "/skill", ID: "app.skills", Summary: "The skills"}
@@ -29,7 +30,7 @@ var (
 // them.
 func WorkspaceRoutes() []Route {
 	return []Route{ProjectList, ProjectCurrent, VcsGet, FormatterStatus, ProviderAuth, SessionTodo, SessionDiff,
-		FileList, FileRead, FileStatus, FindText, FindFiles, ToolIDs, ToolList, AppSkills, AppLog, GlobalConfig}
+		FileList, FileRead, FileStatus, FindText, FindFiles, FindSymbols, ToolIDs, ToolList, AppSkills, AppLog, GlobalConfig}
 }
 
 // PathQuery is the query of GET /file and GET /file/content.
@@ -41,6 +42,11 @@ type PathQuery struct {
 type FindTextQuery struct {
 	Pattern string `json:"pattern"`
 	Limit   int    `json:"limit,omitempty"`
+}
+
+// FindSymbolsQuery is the query of GET /find/symbol.
+type FindSymbolsQuery struct {
+	Query string `json:"query"`
 }
 
 // FindFilesQuery is the query of GET /find/file.
@@ -86,7 +92,6 @@ const (
 	whySync       = "codeloop has no sync service"
 	whyExperiment = "an experimental OpenCode feature codeloop does not have"
 	whyAPI        = "OpenCode's newer /api routes are not served; the routes above carry the same operations"
-	whySymbols    = "workspace symbols reach the model through the lsp tool; they are not served over HTTP"
 	whyConfig     = "the config is read from its files; edit them and restart the server"
 	whyUpgrade    = "upgrade with codeloop upgrade"
 	whyInit       = "send the project's init command with POST /session/{sessionID}/command"
@@ -122,7 +127,6 @@ func Unsupported() []UnsupportedRoute {
 		unsupported("POST", "/mcp/{name}/auth/callback", "mcp.auth.callback", whyMCP),
 		unsupported("POST", "/mcp/{name}/auth/authenticate", "mcp.auth.authenticate", whyMCP),
 		unsupported("GET", "/lsp", "lsp.status", "the language servers' state is not served yet"),
-		unsupported("GET", "/find/symbol", "find.symbols", whySymbols),
 		unsupported("GET", "/pty", "pty.list", whyPty),
 		unsupported("POST", "/pty", "pty.create", whyPty),
 		unsupported("GET", "/pty/shells", "pty.shells", whyPty),
