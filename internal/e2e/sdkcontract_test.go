@@ -112,6 +112,9 @@ func TestServeSDKContract(t *testing.T) {
 		case pending:
 			t.Logf("%s (%s) passes now: remove it from pendingShapes", key, e.Route)
 		}
+		if os.Getenv("SDK_CONTRACT_VERBOSE") != "" {
+			t.Logf("%s %s (%s): %d unsupported=%v", e.Client, e.SDK, e.Route, e.Status, e.Unsupported)
+		}
 		if e.Unsupported {
 			unsupported++
 		} else {

@@ -179,6 +179,16 @@ function params(v, r, sessionID) {
   return r.verb === "GET" || r.verb === "DELETE" ? { path, query } : { path, query, body };
 }
 
+// idle waits until the session's loop has stopped, so the next call does
+// not find it busy.
+async function idle(id) {
+  for (let i = 0; i < 200; i++) {
+    const st = await json("GET", "/session/status");
+    if (!st[id]) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 // Statuses a call may answer besides 2xx: the dummy pending requests are
 // not found.
 const expected = { "/permission/{requestID}/reply": [404], "/session/{id}/permissions/{permissionID}": [404], "/session/{sessionID}/permissions/{permissionID}": [404],
@@ -190,9 +200,11 @@ for (const v of ["v1", "v2"]) {
     const entry = { client: v, sdk: `${r.class}.${r.method}`, route: `${r.verb} ${r.path}`, status: 0, failures: [] };
     report.push(entry);
     try {
+      await idle(main.id);
       if (r.stream) {
         const ac2 = new AbortController();
-        const res = await fetch(SERVER_URL + r.path, { headers: auth, signal: ac2.signal });
+        const url = r.path.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(k === "sessionID" || k === "id" ? main.id : "none"));
+        const res = await fetch(SERVER_URL + url, { headers: auth, signal: ac2.signal });
         entry.status = res.status;
         if (res.status === 200) {
           const { value } = await res.body.getReader().read();

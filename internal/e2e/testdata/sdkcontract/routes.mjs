@@ -24,8 +24,8 @@ export function methods(js, dts) {
       let verb, path, stream = false;
       const a = /\.(get|post|put|patch|delete)(\.sse)?\(\{\s*url: "([^"]+)"/.exec(code);
       const b = sse.exec(code);
-      if (a) { verb = a[1]; path = a[3]; stream = !!a[2]; }
-      else if (b) { verb = b[1]; path = b[2]; stream = true; }
+      if (b) { verb = b[1]; path = b[2]; stream = true; }
+      else if (a) { verb = a[1]; path = a[3]; stream = !!a[2]; }
       else continue;
       out.push({ class: cls, method: name, verb: verb.toUpperCase(), path, stream });
     }
