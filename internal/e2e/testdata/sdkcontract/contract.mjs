@@ -44,6 +44,11 @@ function check(type, value, path, depth, errs) {
   if (depth > 12) return;
   const f = type.flags;
   if (f & (ts.TypeFlags.Any | ts.TypeFlags.Unknown | ts.TypeFlags.Never | ts.TypeFlags.Void)) return;
+  if (type.isUnion() && type.types.every((t) => t.isLiteral() || t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.BooleanLiteral))) {
+    const vals = type.types.map((t) => (t.isLiteral() ? t.value : t.intrinsicName === "undefined" ? undefined : t.intrinsicName === "true"));
+    if (!vals.includes(value)) errs.push(`${path || "(body)"}: want one of ${vals.filter((v) => v !== undefined).map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`);
+    return;
+  }
   if (type.isUnion()) {
     // The member whose literal members (its discriminant) match, then the
     // one with the fewest failures.
