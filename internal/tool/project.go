@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/permission"
@@ -210,22 +212,30 @@ func (p ProjectFiles) Read(ctx context.Context, path string) (ProjectContent, er
 	if pattern, ok := p.secrets().Match(filepath.Clean(p.Root), abs); ok {
 		return ProjectContent{}, refused("%s is a secret file (it matches the secret_files pattern %q)", path, pattern)
 	}
-	st, err := os.Stat(abs)
-	if err != nil {
+	if st, err := os.Stat(abs); err != nil {
 		return ProjectContent{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if st.IsDir() {
+	} else if st.IsDir() {
 		return ProjectContent{}, fmt.Errorf("%s is a directory", path)
-	}
-	if st.Size() > MaxProjectFileBytes {
-		return ProjectContent{}, fmt.Errorf("%s is %d bytes; the limit is %d", path, st.Size(), MaxProjectFileBytes)
 	}
 	if err := ctx.Err(); err != nil {
 		return ProjectContent{}, err
 	}
-	data, err := readRegular(abs)
+	f, err := openRegular(abs)
 	if err != nil {
 		return ProjectContent{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	// A link swapped in after the checks above is caught here: the file
+	// opened must still lie inside the project.
+	if opened, ok := openedPath(f); ok && len(permission.ExternalDirs([]string{opened}, filepath.Clean(p.Root), filepath.Clean(p.Root))) > 0 {
+		return ProjectContent{}, refused("%q is outside the project %s", path, p.Root)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxProjectFileBytes+1))
+	if err != nil {
+		return ProjectContent{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(data) > MaxProjectFileBytes {
+		return ProjectContent{}, fmt.Errorf("%s is larger than the limit of %d bytes", path, MaxProjectFileBytes)
 	}
 	if !looksBinary(data) && !binaryExt(strings.ToLower(filepath.Ext(abs))) {
 		return ProjectContent{Content: string(data), Mime: "text/plain"}, nil
@@ -357,6 +367,16 @@ func (p ProjectFiles) FindText(ctx context.Context, pattern string, limit int) (
 		out = append(out, pm)
 	}
 	return out, nil
+}
+
+// openedPath is the path the system has for an open file, where it tells
+// (/proc on Linux).
+func openedPath(f *os.File) (string, bool) {
+	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil || !filepath.IsAbs(p) {
+		return "", false
+	}
+	return p, true
 }
 
 func (p ProjectFiles) secrets() *SecretFiles { return Env{Secrets: p.Secrets}.secrets() }

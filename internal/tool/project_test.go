@@ -164,3 +164,21 @@ func TestProjectFilesFind(t *testing.T) {
 		t.Errorf("FindFiles(ge, directories) = %q, want %q", got, want)
 	}
 }
+
+// TestOpenedPath: the path checked after opening is the file's own, not
+// the link's, so a link swapped in after the checks is caught.
+func TestOpenedPath(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	root, outside := projectTree(t)
+	f, err := os.Open(filepath.Join(root, "out.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, ok := openedPath(f)
+	if want := filepath.Join(outside, "secret.txt"); !ok || got != want {
+		t.Errorf("openedPath = %q, %v; want %q", got, ok, want)
+	}
+}
