@@ -625,7 +625,15 @@ type Command struct {
 	Agent        string   `json:"agent,omitempty"`
 	Model        string   `json:"model,omitempty"`
 	Subtask      bool     `json:"subtask,omitempty"`
-	Source       string   `json:"source,omitempty"` // builtin, config, mcp, skill or a file's path
+	// Source is OpenCode's kind: "command", "mcp" (an MCP server's
+	// prompt) or "skill".
+	Source string `json:"source,omitempty"`
+	// Origin says where the command comes from: builtin, config, mcp,
+	// skill or a file's path.
+	Origin string `json:"origin,omitempty"`
+	// Template is the prompt the command expands, before its arguments
+	// are put in; empty for an MCP prompt, fetched from its server.
+	Template     string   `json:"template"`
 	ArgumentHint string   `json:"argumentHint,omitempty"`
-	Hints        []string `json:"hints,omitempty"`
+	Hints        []string `json:"hints"`
 }

@@ -31,8 +31,6 @@ var pendingShapes = []string{
 	"v2 Session2.shell",
 	// Agents' permission and options (v1 also builtIn and tools).
 	"v1 App.agents", "v2 App.agents",
-	// Commands' template, and source as one of OpenCode's values.
-	"v1 Command.list", "v2 Command.list",
 }
 
 // TestServeSDKContract: every method of OpenCode's SDK 1.18.33, v1 and v2
