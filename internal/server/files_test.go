@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -180,5 +181,41 @@ func TestFindRoutes(t *testing.T) {
 	code, body = r.do(r.request("GET", "/find/file?query=sr&type=directory", ""))
 	if code != 200 || body != "[\"src/\"]\n" {
 		t.Errorf("GET /find/file?query=sr&type=directory: %d %s", code, body)
+	}
+}
+
+// TestProjectAndGitRoutes: the project, its branch and git's changes.
+func TestProjectAndGitRoutes(t *testing.T) {
+	r, wt, _ := filesRig(t)
+	if out, err := exec.Command("git", "-C", wt, "checkout", "-q", "-b", "topic").CombinedOutput(); err != nil {
+		t.Fatalf("git checkout: %v: %s", err, out)
+	}
+	tests := []struct {
+		path string
+		has  []string
+		not  []string
+	}{
+		{"/project/current", []string{`"worktree":` + strconv.Quote(wt), `"sandboxes":[]`, `"time":{"created":`}, nil},
+		{"/project", []string{`[{"id":`}, nil},
+		{"/vcs", []string{`{"branch":"topic"}`}, nil},
+		{"/vcs/status", []string{`{"file":"src/main.go","additions":1,"deletions":0,"status":"added"}`}, []string{"build/", "hunter2"}},
+		{"/file/status", []string{`{"path":"src/main.go","added":1,"removed":0,"status":"added"}`}, []string{"build/"}},
+	}
+	for _, tt := range tests {
+		code, body := r.do(r.request("GET", tt.path, ""))
+		if code != 200 {
+			t.Errorf("GET %s: %d %s", tt.path, code, body)
+			continue
+		}
+		for _, h := range tt.has {
+			if !strings.Contains(body, h) {
+				t.Errorf("GET %s: %s, want it to hold %s", tt.path, body, h)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(body, n) {
+				t.Errorf("GET %s: %s holds %s", tt.path, body, n)
+			}
+		}
 	}
 }

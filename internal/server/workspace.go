@@ -67,6 +67,17 @@ func (s *Server) workspaceOps() []*operation {
 		wsRoute(s, wire.VcsGet, func(ctx context.Context, w client.Workspace, _ *http.Request, _ none, _ none) (client.VCSInfo, error) {
 			return w.VCS(ctx)
 		}),
+		wsRoute(s, wire.VcsStatus, func(ctx context.Context, w client.Workspace, _ *http.Request, _ none, _ none) ([]wire.VcsFileStatus, error) {
+			fs, err := w.FileStatus(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]wire.VcsFileStatus, 0, len(fs))
+			for _, f := range fs {
+				out = append(out, wire.VcsFileStatus{File: f.Path, Additions: f.Added, Deletions: f.Removed, Status: f.Status})
+			}
+			return out, nil
+		}),
 		wsRoute(s, wire.FormatterStatus, func(ctx context.Context, w client.Workspace, _ *http.Request, _ none, _ none) ([]client.Formatter, error) {
 			return list(w.Formatters(ctx))
 		}),

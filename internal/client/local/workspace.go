@@ -45,9 +45,10 @@ func (c *Client) git(ctx context.Context, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// VCS reports the branch checked out; empty outside a git repository.
+// VCS reports the branch checked out, also before the first commit;
+// empty outside a git repository or on a detached HEAD.
 func (c *Client) VCS(ctx context.Context) (client.VCSInfo, error) {
-	out, err := c.git(ctx, "rev-parse", "--abbrev-ref", "HEAD")
+	out, err := c.git(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 	if err != nil {
 		return client.VCSInfo{}, nil
 	}

@@ -9,6 +9,7 @@ var (
 	ProjectList     = Route{Method: "GET", Pattern: "/project", ID: "project.list", Summary: "The projects: the one this server serves"}
 	ProjectCurrent  = Route{Method: "GET", Pattern: "/project/current", ID: "project.current", Summary: "The project this server serves"}
 	VcsGet          = Route{Method: "GET", Pattern: "/vcs", ID: "vcs.get", Summary: "The project's git branch"}
+	VcsStatus       = Route{Method: "GET", Pattern: "/vcs/status", ID: "vcs.status", Summary: "The files git sees changed, in the v2 shape"}
 	FormatterStatus = Route{Method: "GET", Pattern: "/formatter", ID: "formatter.status", Summary: "The configured formatters and whether each runs"}
 	ProviderAuth    = Route{Method: "GET", Pattern: "/provider/auth", ID: "provider.auth", Summary: "The ways to sign in to each provider over HTTP: none, credentials are set with codeloop auth"}
 	SessionTodo     = Route{Method: "GET", Pattern: "/session/{sessionID}/todo", ID: "session.todo", Summary: "A session's todo list"}
@@ -29,7 +30,7 @@ var (
 // WorkspaceRoutes lists the routes above, in the order GET /doc describes
 // them.
 func WorkspaceRoutes() []Route {
-	return []Route{ProjectList, ProjectCurrent, VcsGet, FormatterStatus, ProviderAuth, SessionTodo, SessionDiff,
+	return []Route{ProjectList, ProjectCurrent, VcsGet, VcsStatus, FormatterStatus, ProviderAuth, SessionTodo, SessionDiff,
 		FileList, FileRead, FileStatus, FindText, FindFiles, FindSymbols, ToolIDs, ToolList, AppSkills, AppLog, GlobalConfig}
 }
 
@@ -64,6 +65,14 @@ type ToolListQuery struct {
 	Model    string `json:"model,omitempty"`
 }
 
+// VcsFileStatus is one file of GET /vcs/status.
+type VcsFileStatus struct {
+	File      string `json:"file"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+	Status    string `json:"status"`
+}
+
 // LogInput is the body of POST /log.
 type LogInput struct {
 	Service string         `json:"service"`
@@ -88,7 +97,7 @@ const (
 	whyTUI        = "codeloop's terminal interface is not driven over HTTP"
 	whyShare      = "codeloop has no share service; sessions stay on this machine"
 	whyEdit       = "stored messages are not edited; revert a session to take messages back"
-	whyVCS        = "git's state is shown by GET /file/status and a session's changes by GET /session/{sessionID}/diff"
+	whyVCS        = "git's changes are listed by GET /vcs/status, and a session's changes with their patches by GET /session/{sessionID}/diff"
 	whySync       = "codeloop has no sync service"
 	whyExperiment = "an experimental OpenCode feature codeloop does not have"
 	whyAPI        = "OpenCode's newer /api routes are not served; the routes above carry the same operations"
@@ -141,7 +150,6 @@ func Unsupported() []UnsupportedRoute {
 		unsupported("DELETE", "/session/{sessionID}/message/{messageID}", "session.deleteMessage", whyEdit),
 		unsupported("PATCH", "/session/{sessionID}/message/{messageID}/part/{partID}", "part.update", whyEdit),
 		unsupported("DELETE", "/session/{sessionID}/message/{messageID}/part/{partID}", "part.delete", whyEdit),
-		unsupported("GET", "/vcs/status", "vcs.status", whyVCS),
 		unsupported("GET", "/vcs/diff", "vcs.diff", whyVCS),
 		unsupported("GET", "/vcs/diff/raw", "vcs.diff.raw", whyVCS),
 		unsupported("POST", "/vcs/apply", "vcs.apply", whyVCS),
