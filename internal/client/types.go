@@ -620,11 +620,11 @@ func (a Agent) Primary() bool { return a.Mode != "subagent" }
 
 // Command is a slash command.
 type Command struct {
-	Name         string   `json:"name"`
-	Description  string   `json:"description,omitempty"`
-	Agent        string   `json:"agent,omitempty"`
-	Model        string   `json:"model,omitempty"`
-	Subtask      bool     `json:"subtask,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Subtask     bool   `json:"subtask,omitempty"`
 	// Source is OpenCode's kind: "command", "mcp" (an MCP server's
 	// prompt) or "skill".
 	Source string `json:"source,omitempty"`
