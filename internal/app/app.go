@@ -106,6 +106,8 @@ type App struct {
 	LSP *lsp.Manager
 
 	skills   *skill.Set
+	secrets  *tool.SecretFiles // the secret files, for the file routes
+	tools    *tools            // the tools the model is offered
 	held     func(string) bool // whether a file is an untrusted project's
 	noClaude bool              // Claude Code's files are not read
 	mcpWait  time.Duration     // how long to wait for MCP servers still connecting
@@ -232,6 +234,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	if err != nil {
 		opts.Log.Warn("config", "err", err)
 	}
+	a.secrets = secrets
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
 		HTTPClient:   &http.Client{Transport: llm.ProxyTransport(opts.Getenv)},
@@ -266,9 +269,10 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	md := models{a.Models}
 	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
 	a.pruneSessions(cfg.Retention, opts.Log)
+	a.tools = &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)}
 	a.Engine, err = session.New(session.Config{
 		Sessions: a.Sessions, Bus: a.Bus, Models: md, Agents: agents{a.Agents},
-		Tools:       &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)},
+		Tools:       a.tools,
 		Permissions: withCustomAsk(a.Permissions, a.Extensions.Tools),
 		Hooks:       a.Extensions.runner,
 		System:      &system{b: builder, skills: skills, mcp: a.MCP},

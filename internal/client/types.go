@@ -656,12 +656,20 @@ func (a Agent) Primary() bool { return a.Mode != "subagent" }
 
 // Command is a slash command.
 type Command struct {
-	Name         string   `json:"name"`
-	Description  string   `json:"description,omitempty"`
-	Agent        string   `json:"agent,omitempty"`
-	Model        string   `json:"model,omitempty"`
-	Subtask      bool     `json:"subtask,omitempty"`
-	Source       string   `json:"source,omitempty"` // builtin, config, mcp, skill or a file's path
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Subtask     bool   `json:"subtask,omitempty"`
+	// Source is OpenCode's kind: "command", "mcp" (an MCP server's
+	// prompt) or "skill".
+	Source string `json:"source,omitempty"`
+	// Origin says where the command comes from: builtin, config, mcp,
+	// skill or a file's path.
+	Origin string `json:"origin,omitempty"`
+	// Template is the prompt the command expands, before its arguments
+	// are put in; empty for an MCP prompt, fetched from its server.
+	Template     string   `json:"template"`
 	ArgumentHint string   `json:"argumentHint,omitempty"`
-	Hints        []string `json:"hints,omitempty"`
+	Hints        []string `json:"hints"`
 }

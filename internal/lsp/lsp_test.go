@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +291,32 @@ func TestCheckGopls(t *testing.T) {
 	}
 	if _, err := m.Check(context.Background(), filepath.Join(dir, "README"), time.Second); err == nil {
 		t.Error("Check of a file no server serves succeeded")
+	}
+}
+
+func TestWorkspaceSymbolsGopls(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t)
+	m := New(Options{Servers: Builtins(), Worktree: dir})
+	defer m.Close()
+	ctx := context.Background()
+	if got := m.WorkspaceSymbols(ctx, "Twice"); len(got) != 0 {
+		t.Errorf("with no server running: %+v", got)
+	}
+	if _, err := m.Query(ctx, OpHover, filepath.Join(dir, "main.go"), 4, 10, ""); err != nil {
+		t.Fatal(err)
+	}
+	got := m.WorkspaceSymbols(ctx, "Twice")
+	i := slices.IndexFunc(got, func(s WorkspaceSymbol) bool { return s.Name == "Twice" })
+	if i < 0 {
+		t.Fatalf("no Twice among %+v", got)
+	}
+	if s := got[i]; s.Path != filepath.Join(dir, "util.go") || s.Range.Start.Line != 3 || s.Kind != 12 {
+		t.Errorf("Twice: %+v, want util.go line 4 (0-based 3), kind Function (12)", s)
+	}
+	for _, s := range got {
+		if !strings.HasPrefix(s.Path, dir+string(filepath.Separator)) {
+			t.Errorf("a symbol outside the worktree: %+v", s)
+		}
 	}
 }

@@ -23,7 +23,10 @@ var eventTypes = []client.Event{
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
-var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
+var pathParam = regexp.MustCompile(`\{([A-Za-z]+)(?:\.\.\.)?\}`)
+
+// wildcards matches a pattern's wildcards, whatever their names.
+var wildcards = regexp.MustCompile(`\{[^}]*\}`)
 
 // openAPI describes ops as an OpenAPI 3.1 document, its schemas
 // generated from the Go types the routes read and write.
@@ -63,6 +66,8 @@ func openAPI(ops []*operation, version string) map[string]any {
 			"403": errResp("the Host is not the server's address, or the Origin is not allowed"),
 		}
 		switch {
+		case op.Unsupported:
+			responses["501"] = errResp(strings.TrimPrefix(op.Summary, "Not supported: "))
 		case op.Stream:
 			var variants []any
 			for _, e := range eventTypes {
@@ -96,7 +101,7 @@ func openAPI(ops []*operation, version string) map[string]any {
 		if op.Body != nil {
 			responses["413"] = errResp("the body is too large")
 		}
-		if strings.Contains(op.Path, "{") {
+		if strings.Contains(op.Path, "{") && !op.Unsupported {
 			responses["404"] = errResp("no such session, message or pending request")
 		}
 		switch op.ID {
@@ -104,6 +109,8 @@ func openAPI(ops []*operation, version string) map[string]any {
 			responses["409"] = errResp("the session's loop is running")
 		case "session.revert", "session.unrevert":
 			responses["501"] = errResp("file snapshots are not available")
+		case "file.read", "file.list":
+			responses["403"] = errResp("the path is outside the project, climbs with \"..\", is ignored, or is a secret file")
 		}
 		o["responses"] = responses
 		item, _ := paths[op.Path].(map[string]any)

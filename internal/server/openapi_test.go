@@ -56,7 +56,10 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 					t.Errorf("%s %s: response %s is not described", method, path, code)
 				}
 			}
-			if resp["200"] == nil && resp["204"] == nil {
+			if op.Unsupported && resp["501"] == nil {
+				t.Errorf("%s %s is not supported but describes no 501", method, path)
+			}
+			if resp["200"] == nil && resp["204"] == nil && !op.Unsupported {
 				t.Errorf("%s %s describes no success", method, path)
 			}
 			params, _ := desc["parameters"].([]any)
@@ -182,6 +185,19 @@ func TestServesEveryWireRoute(t *testing.T) {
 			t.Errorf("wire route %s (%s %s) is served as %q", rt.ID, rt.Method, rt.Pattern, got)
 		}
 		delete(served, rt.ID)
+	}
+	// An unsupported route is answered with a 501 unless a wire route
+	// serves it for real.
+	for _, u := range wire.Unsupported() {
+		if got, ok := served[u.ID]; ok && got == u.Method+" "+u.Pattern {
+			delete(served, u.ID)
+			continue
+		}
+		if !slices.ContainsFunc(wire.Routes(), func(rt wire.Route) bool {
+			return rt.Method == u.Method && wildcards.ReplaceAllString(rt.Pattern, "{}") == wildcards.ReplaceAllString(u.Pattern, "{}")
+		}) {
+			t.Errorf("unsupported route %s (%s %s) is not answered", u.ID, u.Method, u.Pattern)
+		}
 	}
 	for id, at := range served {
 		t.Errorf("the server answers %s (%s), which the wire contract does not list", id, at)

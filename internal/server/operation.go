@@ -25,6 +25,8 @@ type operation struct {
 	Accepted bool
 	// Stream: the route answers text/event-stream.
 	Stream bool
+	// Unsupported: the route always answers 501.
+	Unsupported bool
 
 	handler http.Handler
 }

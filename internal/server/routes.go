@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -21,18 +20,7 @@ func (s *Server) operations() []*operation {
 		route(s, wire.PathGet,
 			func(r *http.Request, _ none, _ none) (client.Path, error) { return c.Path(r.Context()) }),
 		route(s, wire.ConfigGet,
-			func(r *http.Request, _ none, _ none) (map[string]any, error) {
-				raw, err := c.Config(r.Context())
-				if err != nil {
-					return nil, err
-				}
-				var tree map[string]any
-				if err := json.Unmarshal(raw, &tree); err != nil {
-					return nil, err
-				}
-				maskSecrets(tree)
-				return tree, nil
-			}),
+			func(r *http.Request, _ none, _ none) (map[string]any, error) { return s.maskedConfig(r.Context()) }),
 		route(s, wire.ConfigProviders,
 			func(r *http.Request, _ none, _ none) (wire.ProvidersResponse, error) {
 				cat, err := c.Models(r.Context())
@@ -169,7 +157,9 @@ func (s *Server) operations() []*operation {
 	events := &operation{Method: wire.EventSubscribe.Method, Path: wire.EventSubscribe.Pattern, ID: wire.EventSubscribe.ID, Summary: wire.EventSubscribe.Summary,
 		Query: typeOf[wire.EventQuery](), Stream: true, handler: http.HandlerFunc(s.events)}
 	doc := &operation{Method: wire.DocGet.Method, Path: wire.DocGet.Pattern, ID: wire.DocGet.ID, Summary: wire.DocGet.Summary, Resp: typeOf[map[string]any]()}
+	ops = append(ops, s.workspaceOps()...)
 	ops = append(ops, events, doc)
+	ops = append(ops, s.unsupportedOps(ops)...)
 	spec := openAPI(ops, s.opts.Version)
 	doc.handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, spec) })
 	return ops

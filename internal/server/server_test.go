@@ -131,6 +131,12 @@ var validBodies = map[string]string{
 	"question.reply":        `{"answers":[["x"]]}`,
 }
 
+// validQueries are the query strings of routes that need one.
+var validQueries = map[string]string{
+	"file.read": "?path=.opencode/command/greet.md",
+	"find.text": "?pattern=hello",
+}
+
 // validStatus says what a valid, authorised request answers when it is
 // not 200 or 204: a request that is no longer pending is not found, and
 // revert needs file snapshots.
@@ -160,7 +166,7 @@ func TestSecurity(t *testing.T) {
 				t.Fatal(err)
 			}
 			ids := map[string]string{"sessionID": sess.ID, "messageID": msg, "requestID": "per_none", "permissionID": "per_none"}
-			path := fill(op.Path, ids)
+			path := fill(op.Path, ids) + validQueries[op.ID]
 			body := strings.ReplaceAll(validBodies[op.ID], "{messageID}", msg)
 			_, port, _ := net.SplitHostPort(r.host)
 			cases := []struct {
@@ -188,6 +194,9 @@ func TestSecurity(t *testing.T) {
 					continue
 				}
 				want := validStatus[op.ID]
+				if op.Unsupported {
+					want = []int{501}
+				}
 				if want == nil {
 					want = []int{200, 204}
 				}

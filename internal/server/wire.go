@@ -57,6 +57,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		body.Data.Field = br.field
 	case errors.Is(err, client.ErrNotFound):
 		status, body.Name = http.StatusNotFound, "NotFoundError"
+	case errors.Is(err, client.ErrForbidden):
+		status, body.Name = http.StatusForbidden, "ForbiddenError"
 	case errors.Is(err, client.ErrBusy):
 		status, body.Name = http.StatusConflict, "BusyError"
 	case errors.As(err, &ue):

@@ -110,13 +110,10 @@ type walkOptions struct {
 	hidden bool // also entries whose names start with "."
 }
 
-// walkFiles calls fn, in lexical order, for every regular file under root
-// that the ignore rules and opts let through. Symbolic links are not
-// followed and .git directories are skipped. fn returning fs.SkipAll ends
-// the walk early without error.
-func walkFiles(ctx context.Context, root string, opts walkOptions, fn func(path string) error) error {
-	root = filepath.Clean(root)
-	// The rules of the directories above root.
+// rulesAbove returns the ignore rules of the directories above root (a
+// clean absolute path), and the root of the git repository holding root,
+// "" for none.
+func rulesAbove(root string) (ignoreRules, string) {
 	var rules ignoreRules
 	repoRoot := ""
 	for d := root; ; {
@@ -145,6 +142,16 @@ func walkFiles(ctx context.Context, root string, opts walkOptions, fn func(path 
 		inRepo := repoRoot != "" && within(repoRoot, d)
 		rules = rules.with(d, components(d), inRepo, d == repoRoot, nil)
 	}
+	return rules, repoRoot
+}
+
+// walkFiles calls fn, in lexical order, for every regular file under root
+// that the ignore rules and opts let through. Symbolic links are not
+// followed and .git directories are skipped. fn returning fs.SkipAll ends
+// the walk early without error.
+func walkFiles(ctx context.Context, root string, opts walkOptions, fn func(path string) error) error {
+	root = filepath.Clean(root)
+	rules, repoRoot := rulesAbove(root)
 	w := &walker{ctx: ctx, opts: opts, fn: fn}
 	err := w.dir(root, components(root), rules, repoRoot != "")
 	if err == fs.SkipAll {

@@ -270,7 +270,8 @@ func (s suite) catalogs(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the project's command greet is not listed: %+v", cmds)
 	}
-	if cmds[i].Description != "Greets someone" || !slices.Contains(cmds[i].Hints, "$ARGUMENTS") {
+	if g := cmds[i]; g.Description != "Greets someone" || !slices.Contains(g.Hints, "$ARGUMENTS") ||
+		!strings.Contains(g.Template, "Say hello to $ARGUMENTS") || g.Source != "command" || !strings.HasSuffix(g.Origin, "greet.md") {
 		t.Errorf("greet %+v", cmds[i])
 	}
 	var cfg struct {

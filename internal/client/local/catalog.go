@@ -75,10 +75,18 @@ func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
 	list := c.app.Commands(ctx).List()
 	out := make([]client.Command, 0, len(list))
 	for _, cmd := range list {
+		source := "command"
+		if cmd.Source == "mcp" || cmd.Source == "skill" {
+			source = cmd.Source
+		}
+		hints := cmd.Hints()
+		if hints == nil {
+			hints = []string{}
+		}
 		out = append(out, client.Command{
 			Name: cmd.Name, Description: cmd.Description, Agent: cmd.Agent, Model: cmd.Model,
-			Subtask: cmd.Subtask != nil && *cmd.Subtask, Source: cmd.Source,
-			ArgumentHint: cmd.ArgumentHint, Hints: cmd.Hints(),
+			Subtask: cmd.Subtask != nil && *cmd.Subtask, Source: source, Origin: cmd.Source, Template: cmd.Template,
+			ArgumentHint: cmd.ArgumentHint, Hints: hints,
 		})
 	}
 	return out, nil

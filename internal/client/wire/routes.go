@@ -40,7 +40,7 @@ var (
 
 // Routes lists every route, in the order GET /doc describes them.
 func Routes() []Route {
-	return []Route{
+	return append([]Route{
 		GlobalHealth,
 		PathGet,
 		ConfigGet,
@@ -75,5 +75,5 @@ func Routes() []Route {
 		QuestionReject,
 		EventSubscribe,
 		DocGet,
-	}
+	}, WorkspaceRoutes()...)
 }

@@ -33,3 +33,18 @@ func TestRoutesUnique(t *testing.T) {
 		ids[r.ID], keys[r.Method+" "+r.Pattern] = true, true
 	}
 }
+
+// TestUnsupportedRoutes checks that every unsupported route says why and
+// that none is listed twice.
+func TestUnsupportedRoutes(t *testing.T) {
+	ids, keys := map[string]bool{}, map[string]bool{}
+	for _, u := range Unsupported() {
+		if ids[u.ID] || keys[u.Method+" "+u.Pattern] {
+			t.Errorf("unsupported route %s %s (%s) is listed twice", u.Method, u.Pattern, u.ID)
+		}
+		ids[u.ID], keys[u.Method+" "+u.Pattern] = true, true
+		if len(u.Reason) < 20 || u.Summary != "Not supported: "+u.Reason {
+			t.Errorf("%s: reason %q, summary %q", u.ID, u.Reason, u.Summary)
+		}
+	}
+}

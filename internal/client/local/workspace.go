@@ -1,0 +1,303 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/tool"
+)
+
+var _ client.Workspace = (*Client)(nil)
+
+// Project describes the project.
+func (c *Client) Project(ctx context.Context) (client.Project, error) {
+	p, err := c.app.Store.GetProject(ctx, c.app.ProjectID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return client.Project{}, err
+	}
+	out := client.Project{ID: c.app.ProjectID, Worktree: c.app.Worktree, VCS: p.VCS, Name: filepath.Base(c.app.Worktree),
+		Time: client.ProjectTime{Created: p.TimeCreated, Updated: p.TimeUpdated}, Sandboxes: []string{}}
+	return out, nil
+}
+
+// git runs git in the project's worktree and returns its output.
+func (c *Client) git(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", c.app.Worktree, "-c", "core.quotepath=off"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// VCS reports the branch checked out, also before the first commit;
+// empty outside a git repository or on a detached HEAD.
+func (c *Client) VCS(ctx context.Context) (client.VCSInfo, error) {
+	out, err := c.git(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return client.VCSInfo{}, nil
+	}
+	info := client.VCSInfo{Branch: strings.TrimSpace(string(out))}
+	if ref, err := c.git(ctx, "symbolic-ref", "--short", "refs/remotes/origin/HEAD"); err == nil {
+		info.DefaultBranch = strings.TrimPrefix(strings.TrimSpace(string(ref)), "origin/")
+	}
+	return info, nil
+}
+
+// refuse maps ProjectFiles' refusals to client.ErrForbidden.
+func refuse(err error) error {
+	if errors.Is(err, tool.ErrRefused) {
+		return fmt.Errorf("%w: %s", client.ErrForbidden, err.Error())
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %s", client.ErrNotFound, err.Error())
+	}
+	return err
+}
+
+// ListFiles lists a directory of the project.
+func (c *Client) ListFiles(ctx context.Context, path string) ([]client.FileNode, error) {
+	es, err := c.app.ProjectFiles().List(ctx, path)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	out := make([]client.FileNode, 0, len(es))
+	for _, e := range es {
+		n := client.FileNode{Name: e.Name, Path: e.Path, Absolute: e.Absolute, Type: "file", Ignored: e.Ignored}
+		if e.Dir {
+			n.Type = "directory"
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// ReadFile returns a file's content.
+func (c *Client) ReadFile(ctx context.Context, path string) (client.FileContent, error) {
+	fc, err := c.app.ProjectFiles().Read(ctx, path)
+	if err != nil {
+		return client.FileContent{}, refuse(err)
+	}
+	if fc.Binary {
+		return client.FileContent{Type: "binary", Content: fc.Content, Encoding: "base64", MimeType: fc.Mime}, nil
+	}
+	return client.FileContent{Type: "text", Content: fc.Content, MimeType: fc.Mime}, nil
+}
+
+// FileStatus lists the files git sees changed against HEAD, untracked
+// ones as added; none outside a git repository.
+func (c *Client) FileStatus(ctx context.Context) ([]client.FileStatus, error) {
+	st, err := c.git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return []client.FileStatus{}, nil
+	}
+	counts := map[string][2]int{}
+	if num, err := c.git(ctx, "diff", "--numstat", "-z", "HEAD"); err == nil {
+		for _, rec := range strings.Split(string(num), "\x00") {
+			f := strings.SplitN(rec, "\t", 3)
+			if len(f) == 3 && f[2] != "" {
+				a, _ := strconv.Atoi(f[0])
+				d, _ := strconv.Atoi(f[1])
+				counts[f[2]] = [2]int{a, d}
+			}
+		}
+	}
+	out := []client.FileStatus{}
+	recs := strings.Split(string(st), "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if len(rec) < 4 {
+			continue
+		}
+		code, path := rec[:2], rec[3:]
+		if code[0] == 'R' || code[0] == 'C' {
+			i++ // the source path follows
+		}
+		fs := client.FileStatus{Path: path, Status: "modified", Added: counts[path][0], Removed: counts[path][1]}
+		switch {
+		case code == "??" || code[0] == 'A':
+			fs.Status = "added"
+			if code == "??" {
+				fs.Added = countLines(filepath.Join(c.app.Worktree, path))
+			}
+		case code[0] == 'D' || code[1] == 'D':
+			fs.Status = "deleted"
+		}
+		out = append(out, fs)
+	}
+	return out, nil
+}
+
+// countLines counts the lines of a small regular file, 0 for others.
+func countLines(path string) int {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 1<<20 {
+		return 0
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return 0
+	}
+	n := bytes.Count(data, []byte("\n"))
+	if data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// FindText searches the project's files with the grep tool's engine.
+func (c *Client) FindText(ctx context.Context, pattern string, limit int) ([]client.TextMatch, error) {
+	ms, err := c.app.ProjectFiles().FindText(ctx, pattern, limit)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	out := make([]client.TextMatch, 0, len(ms))
+	for _, m := range ms {
+		tm := client.TextMatch{Path: client.TextValue{Text: m.Path}, Lines: client.TextValue{Text: m.Text}, LineNumber: m.Line, Submatches: []client.Submatch{}}
+		for _, s := range m.Submatches {
+			tm.Submatches = append(tm.Submatches, client.Submatch{Match: client.TextValue{Text: m.Text[s[0]:s[1]]}, Start: s[0], End: s[1]})
+		}
+		out = append(out, tm)
+	}
+	return out, nil
+}
+
+// FindFiles finds the project's files and directories by name.
+func (c *Client) FindFiles(ctx context.Context, in client.FindFilesInput) ([]string, error) {
+	files, dirs := true, in.Dirs != "false"
+	switch in.Type {
+	case "file":
+		dirs = false
+	case "directory":
+		files, dirs = false, true
+	}
+	limit := in.Limit
+	if limit <= 0 || limit > 1000 {
+		limit = 100
+	}
+	out, err := c.app.ProjectFiles().FindFiles(ctx, in.Query, files, dirs, limit)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, nil
+}
+
+// FindSymbols returns the workspace symbols of the running language
+// servers, in files the file routes show.
+func (c *Client) FindSymbols(ctx context.Context, query string) ([]client.Symbol, error) {
+	pf := c.app.ProjectFiles()
+	out := []client.Symbol{}
+	for _, s := range c.app.WorkspaceSymbols(ctx, query) {
+		if !pf.Visible(s.Path) {
+			continue
+		}
+		r := s.Range
+		out = append(out, client.Symbol{Name: s.Name, Kind: s.Kind, Location: client.SymbolLocation{
+			URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(s.Path)}).String(),
+			Range: client.Range{Start: client.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+				End: client.Position{Line: int(r.End.Line), Character: int(r.End.Character)}}}})
+	}
+	return out, nil
+}
+
+// Todos returns a session's todo list.
+func (c *Client) Todos(ctx context.Context, sessionID string) ([]client.Todo, error) {
+	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
+		return nil, notFound(err, "session")
+	}
+	ts, err := c.app.Store.ListTodos(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Todo, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, client.Todo{ID: t.ID, Content: t.Content, Status: t.Status, Priority: t.Priority})
+	}
+	return out, nil
+}
+
+// SessionDiff returns the file changes a session (or one message) made;
+// none where file snapshots are off.
+func (c *Client) SessionDiff(ctx context.Context, sessionID, messageID string) ([]client.FileDiff, error) {
+	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
+		return nil, notFound(err, "session")
+	}
+	ds, err := c.app.Engine.Diff(ctx, sessionID, messageID)
+	if errors.Is(err, session.ErrSnapshotsOff) {
+		return []client.FileDiff{}, nil
+	}
+	if err != nil {
+		return nil, notFound(err, "session")
+	}
+	out := make([]client.FileDiff, 0, len(ds))
+	for _, d := range ds {
+		file := d.File
+		if rel, err := filepath.Rel(c.app.Worktree, d.File); err == nil && !strings.HasPrefix(rel, "..") {
+			file = filepath.ToSlash(rel)
+		}
+		out = append(out, client.FileDiff{File: file, Patch: d.Patch, Before: d.Before, After: d.After,
+			Additions: d.Additions, Deletions: d.Deletions, Status: d.Status})
+	}
+	return out, nil
+}
+
+// Tools lists the tools the model may be offered.
+func (c *Client) Tools(ctx context.Context) ([]client.ToolInfo, error) {
+	ts := c.app.ToolList(ctx)
+	out := make([]client.ToolInfo, 0, len(ts))
+	for _, t := range ts {
+		var params any = map[string]any{}
+		if s := t.Schema(); len(s) > 0 {
+			if err := json.Unmarshal(s, &params); err != nil {
+				params = map[string]any{}
+			}
+		}
+		out = append(out, client.ToolInfo{ID: t.ID(), Description: t.Description(), Parameters: params})
+	}
+	return out, nil
+}
+
+// Skills lists the skills.
+func (c *Client) Skills(context.Context) ([]client.Skill, error) {
+	ss := c.app.Skills()
+	out := make([]client.Skill, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, client.Skill{Name: s.Name, Description: s.Description, Location: s.Location, Content: s.Content})
+	}
+	return out, nil
+}
+
+// Formatters lists the configured formatters.
+func (c *Client) Formatters(context.Context) ([]client.Formatter, error) {
+	fs, err := c.app.Formatters()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Formatter, 0, len(fs))
+	for _, f := range fs {
+		exts := f.Extensions
+		if exts == nil {
+			exts = []string{}
+		}
+		out = append(out, client.Formatter{Name: f.Name, Extensions: exts, Enabled: f.Enabled})
+	}
+	return out, nil
+}
