@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -16,10 +17,18 @@ const (
 	TypeServerHeartbeat = "server.heartbeat"
 )
 
-var (
-	connectedFrame = []byte(`data: {"type":"` + TypeServerConnected + `","properties":{}}` + "\n\n")
-	heartbeatFrame = []byte(`data: {"type":"` + TypeServerHeartbeat + `","properties":{}}` + "\n\n")
+const (
+	connected = `{"type":"` + TypeServerConnected + `","properties":{}}`
+	heartbeat = `{"type":"` + TypeServerHeartbeat + `","properties":{}}`
 )
+
+// frame appends event, put in its envelope by wrap, to b as one
+// server-sent event.
+func frame(b []byte, event string, wrap func(b, event []byte) []byte) []byte {
+	b = append(b, "data: "...)
+	b = wrap(b, []byte(event))
+	return append(b, '\n', '\n')
+}
 
 // burst caps the events written before a flush.
 const burst = 256
@@ -29,6 +38,37 @@ const burst = 256
 // that waits for server.connected misses nothing that follows. A
 // subscriber that takes no bytes for writeWait is disconnected.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	s.stream(w, r, nil)
+}
+
+// globalEvents streams the engine's events as events does, each in
+// OpenCode's envelope {directory, payload} of GET /global/event.
+func (s *Server) globalEvents(w http.ResponseWriter, r *http.Request) {
+	p, err := s.c.Path(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	prefix, err := json.Marshal(p.Directory)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	prefix = append(append([]byte(`{"directory":`), prefix...), `,"payload":`...)
+	s.stream(w, r, func(b, event []byte) []byte {
+		b = append(b, prefix...)
+		b = append(b, event...)
+		return append(b, '}')
+	})
+}
+
+// stream writes the engine's events as server-sent events, each one's
+// {"type", "properties"} put in its envelope by wrap (as it is when wrap
+// is nil).
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, event []byte) []byte) {
+	if wrap == nil {
+		wrap = func(b, event []byte) []byte { return append(b, event...) }
+	}
 	var q wire.EventQuery
 	if err := decodeQuery(r, &q); err != nil {
 		s.writeError(w, r, err)
@@ -56,7 +96,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
 		return rc.Flush() == nil
 	}
-	if !write(connectedFrame) || !flush() {
+	if !write(frame(nil, connected, wrap)) || !flush() {
 		return
 	}
 	done, cancel := context.WithCancel(context.Background())
@@ -65,7 +105,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	beat := time.Now().Add(s.opts.Heartbeat)
 	for {
 		if !time.Now().Before(beat) {
-			if !write(heartbeatFrame) || !flush() {
+			if !write(frame(nil, heartbeat, wrap)) || !flush() {
 				return
 			}
 			beat = time.Now().Add(s.opts.Heartbeat)
@@ -83,7 +123,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		// Write the burst that is waiting, then flush once.
 		for n := 0; ; n++ {
-			if buf, err = appendFrame(buf[:0], e); err != nil {
+			if buf, err = appendFrame(buf[:0], e, wrap); err != nil {
 				s.log.Error("server: encoding an event", "type", e.Type(), "err", err)
 			} else if !write(buf) {
 				return
@@ -102,12 +142,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 }
 
 // appendFrame appends e as one server-sent event to b.
-func appendFrame(b []byte, e client.Event) ([]byte, error) {
+func appendFrame(b []byte, e client.Event, wrap func(b, event []byte) []byte) ([]byte, error) {
 	data, err := client.MarshalEvent(e)
 	if err != nil {
 		return b, err
 	}
 	b = append(b, "data: "...)
-	b = append(b, data...)
+	b = wrap(b, data)
 	return append(b, '\n', '\n'), nil
 }

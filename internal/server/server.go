@@ -107,6 +107,7 @@ func New(c client.Client, opts Options) (*Server, error) {
 	for _, op := range s.ops {
 		s.mux.Handle(op.Method+" "+op.Path, op.handler)
 	}
+	s.mux.HandleFunc("/", s.notFound)
 	return s, nil
 }
 

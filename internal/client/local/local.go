@@ -152,8 +152,13 @@ func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput
 			return client.Session{}, err
 		}
 	}
+	rules, err := floorRules(in.Permission)
+	if err != nil {
+		return client.Session{}, err
+	}
 	s, err := c.app.Sessions.Create(ctx, session.CreateInput{
 		ProjectID: c.app.ProjectID, Directory: c.app.Dir, ParentID: in.ParentID, Title: in.Title,
+		Permission: rules,
 	})
 	if err != nil {
 		return client.Session{}, err
