@@ -7,6 +7,10 @@ import (
 	"github.com/codeloop/codeloop/internal/permission"
 )
 
+// sessionLayer is the floor layer of the rules clients send with a
+// session, evaluated apart from an untrusted project's.
+const sessionLayer = "session"
+
 // floorRules turns the rules a client sends with a new session into floor
 // rules, which can only tighten the user's: a client's deny and ask rules
 // apply, its allow rules never loosen anything (see permission.Evaluate).
@@ -21,7 +25,7 @@ func floorRules(in []client.PermissionRule) (permission.Ruleset, error) {
 		if r.Permission == "" || r.Pattern == "" {
 			return nil, fmt.Errorf("permission rule %d: permission and pattern are required", i)
 		}
-		out = append(out, permission.Rule{Permission: r.Permission, Pattern: r.Pattern, Action: permission.Action(r.Action), Floor: true})
+		out = append(out, permission.Rule{Permission: r.Permission, Pattern: r.Pattern, Action: permission.Action(r.Action), Floor: true, Layer: sessionLayer})
 	}
 	if len(out) == 0 {
 		return nil, nil
