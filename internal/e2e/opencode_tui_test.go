@@ -223,8 +223,8 @@ func TestOpenCodeTUI(t *testing.T) {
 		return
 	}
 	tm.typeText("oc", "look at @note")
-	tm.waitFor("oc", "notes.md")
-	tm.keys("oc", "Tab")
+	tm.waitFor("oc", "┃ notes.md ") // the completion list (the transcript has "Edit notes.md")
+	tm.keys("oc", "Enter")
 	tm.waitFor("oc", "look at @notes.md")
 }
 
