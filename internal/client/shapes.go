@@ -41,3 +41,40 @@ func (e SessionUpdatedEvent) MarshalJSON() ([]byte, error) {
 func (e SessionDeletedEvent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(sessionEvent{e.Info.ID, e.Info})
 }
+
+// MarshalJSON encodes the event's properties with the session's id, as
+// OpenCode's message.updated has it.
+func (e MessageUpdatedEvent) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		SessionID string      `json:"sessionID"`
+		Info      MessageInfo `json:"info"`
+	}{e.Info.SessionID, e.Info})
+}
+
+// MarshalJSON encodes the event's properties with the session's id, as
+// OpenCode's message.part.updated has it.
+func (e PartUpdatedEvent) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		SessionID string `json:"sessionID"`
+		Part      Part   `json:"part"`
+	}{e.Part.SessionID, e.Part})
+}
+
+// MarshalJSON encodes the request with its metadata, patterns and always
+// patterns present, empty as they may be, as OpenCode's clients read them.
+func (r PermissionRequest) MarshalJSON() ([]byte, error) {
+	type plain PermissionRequest
+	if r.Metadata == nil {
+		r.Metadata = map[string]any{}
+	}
+	if r.Patterns == nil {
+		r.Patterns = []string{}
+	}
+	if r.Always == nil {
+		r.Always = []string{}
+	}
+	return json.Marshal(struct {
+		plain
+		Metadata map[string]any `json:"metadata"`
+	}{plain(r), r.Metadata})
+}

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,11 +11,16 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/codeloop/codeloop/internal/client"
 )
 
 // openCodeVersion is the version of OpenCode's terminal interface the
@@ -242,4 +249,48 @@ func serves(t *testing.T, s *serveProc, path string) bool {
 	}
 	_ = resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+// TestOpenCodeRunAttach: OpenCode's run --attach prints the answer of a
+// codeloop server, and the permission rules it sends with its new session
+// are kept with the session.
+func TestOpenCodeRunAttach(t *testing.T) {
+	bin := openCodeBinary(t)
+	p := newProject(t, "step\ntext Hello from the fake model.\nfinish stop input=100 output=10\n", nil)
+	p.trust()
+	s := p.serve("--port", "0")
+	var log requestLog
+	proxied := log.proxy(t, s.url)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", "--attach", proxied, "-p", s.token, "--dir", p.dir, "say hello")
+	cmd.Dir = p.dir
+	cmd.Env = append(p.env(), "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("opencode run --attach: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Hello from the fake model.") {
+		t.Errorf("output %q lacks the answer", out)
+	}
+	var sent struct {
+		Permission []client.PermissionRule `json:"permission"`
+	}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if body, ok := strings.CutPrefix(l, "POST /session body "); ok {
+			if err := json.Unmarshal([]byte(body), &sent); err != nil {
+				t.Fatalf("POST /session body %s: %v", body, err)
+			}
+		}
+	}
+	sessions, err := s.client(t).ListSessions(ctx, client.ListSessionsOptions{})
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions %v %v", sessions, err)
+	}
+	if len(sent.Permission) == 0 {
+		t.Errorf("opencode run sent no permission rules with its session:\n%s", log.String())
+	}
+	if !slices.Equal(sessions[0].Permission, sent.Permission) {
+		t.Errorf("the session's rules %v, sent %v", sessions[0].Permission, sent.Permission)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -22,11 +23,12 @@ const (
 	heartbeat = `{"type":"` + TypeServerHeartbeat + `","properties":{}}`
 )
 
-// frame appends event, put in its envelope by wrap, to b as one
-// server-sent event.
-func frame(b []byte, event string, wrap func(b, event []byte) []byte) []byte {
+// frame appends event ({"type", "properties"}), given an id and put in
+// its envelope by wrap, to b as one server-sent event.
+func (s *Server) frame(b, event []byte, wrap func(b, event []byte) []byte) []byte {
+	id := fmt.Appendf(nil, `{"id":"evt_%011x%08x",`, s.eventBase, s.eventSeq.Add(1))
 	b = append(b, "data: "...)
-	b = wrap(b, []byte(event))
+	b = wrap(b, append(id, event[1:]...))
 	return append(b, '\n', '\n')
 }
 
@@ -96,7 +98,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
 		return rc.Flush() == nil
 	}
-	if !write(frame(nil, connected, wrap)) || !flush() {
+	if !write(s.frame(nil, []byte(connected), wrap)) || !flush() {
 		return
 	}
 	done, cancel := context.WithCancel(context.Background())
@@ -105,7 +107,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 	beat := time.Now().Add(s.opts.Heartbeat)
 	for {
 		if !time.Now().Before(beat) {
-			if !write(frame(nil, heartbeat, wrap)) || !flush() {
+			if !write(s.frame(nil, []byte(heartbeat), wrap)) || !flush() {
 				return
 			}
 			beat = time.Now().Add(s.opts.Heartbeat)
@@ -123,7 +125,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 		}
 		// Write the burst that is waiting, then flush once.
 		for n := 0; ; n++ {
-			if buf, err = appendFrame(buf[:0], e, wrap); err != nil {
+			if buf, err = s.appendFrame(buf[:0], e, wrap); err != nil {
 				s.log.Error("server: encoding an event", "type", e.Type(), "err", err)
 			} else if !write(buf) {
 				return
@@ -142,12 +144,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 }
 
 // appendFrame appends e as one server-sent event to b.
-func appendFrame(b []byte, e client.Event, wrap func(b, event []byte) []byte) ([]byte, error) {
+func (s *Server) appendFrame(b []byte, e client.Event, wrap func(b, event []byte) []byte) ([]byte, error) {
 	data, err := client.MarshalEvent(e)
 	if err != nil {
 		return b, err
 	}
-	b = append(b, "data: "...)
-	b = wrap(b, data)
-	return append(b, '\n', '\n'), nil
+	return s.frame(b, data, wrap), nil
 }

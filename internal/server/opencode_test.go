@@ -100,6 +100,7 @@ func TestGlobalEvent(t *testing.T) {
 	if _, err := r.c.Prompt(ctx, sess.ID, client.PromptInput{Parts: []client.PartInput{client.TextInput("hi")}}); err != nil {
 		t.Fatal(err)
 	}
+	ids := map[string]bool{}
 	for name, next := range map[string]func() map[string]any{
 		"/global/event": func() map[string]any {
 			e := global()
@@ -107,6 +108,11 @@ func TestGlobalEvent(t *testing.T) {
 				t.Errorf("envelope %v without the directory", e)
 			}
 			p, _ := e["payload"].(map[string]any)
+			if id, _ := p["id"].(string); !strings.HasPrefix(id, "evt_") || ids[id] {
+				t.Errorf("event id %q: want a new evt_ id", id)
+			} else {
+				ids[id] = true
+			}
 			return p
 		},
 		"/event": plain,

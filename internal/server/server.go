@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
@@ -76,6 +77,9 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	ops     []*operation
+	// eventBase and eventSeq make the ids of the events streamed.
+	eventBase int64
+	eventSeq  atomic.Uint64
 }
 
 // New returns a server over c. It fails when the options leave it open.
@@ -89,7 +93,7 @@ func New(c client.Client, opts Options) (*Server, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
-	s := &Server{c: c, opts: opts, token: sha256.Sum256([]byte(opts.Token)), log: opts.Log, mux: http.NewServeMux()}
+	s := &Server{c: c, opts: opts, token: sha256.Sum256([]byte(opts.Token)), log: opts.Log, mux: http.NewServeMux(), eventBase: time.Now().UnixMilli()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -159,6 +159,16 @@ func toPermission(r permission.Request) client.PermissionRequest {
 	if r.Tool != nil {
 		out.Tool = &client.ToolRef{MessageID: r.Tool.MessageID, CallID: r.Tool.CallID}
 	}
+	// OpenCode's clients read these as an object and arrays.
+	if out.Metadata == nil {
+		out.Metadata = map[string]any{}
+	}
+	if out.Patterns == nil {
+		out.Patterns = []string{}
+	}
+	if out.Always == nil {
+		out.Always = []string{}
+	}
 	return out
 }
 
