@@ -166,7 +166,9 @@ func (m Model) Client() client.Model {
 	if m.Status != "active" {
 		out.Status = m.Status
 	}
-	if in, o := m.Capabilities.Input.names(), m.Capabilities.Output.names(); len(in) > 0 || len(o) > 0 {
+	// Text in and out is what a model without listed modalities is
+	// described with.
+	if in, o := m.Capabilities.Input.names(), m.Capabilities.Output.names(); !(slices.Equal(in, []string{"text"}) && slices.Equal(o, []string{"text"})) && (len(in) > 0 || len(o) > 0) {
 		out.Modalities = &client.Modalities{Input: in, Output: o}
 	}
 	if len(m.Variants) > 0 {
@@ -222,6 +224,10 @@ type Agent struct {
 	Variant     string                  `json:"variant,omitempty"`
 	Options     map[string]any          `json:"options"`
 	Steps       int                     `json:"steps,omitempty"`
+	// BuiltIn repeats Native and Tools is empty (the rules say which
+	// tools an agent may use), for OpenCode's older clients.
+	BuiltIn bool            `json:"builtIn"`
+	Tools   map[string]bool `json:"tools"`
 }
 
 // AgentModel is the model an agent answers with.
@@ -235,7 +241,7 @@ func ToAgent(a client.Agent) Agent {
 	out := Agent{
 		Name: a.Name, Description: a.Description, Mode: a.Mode, Native: a.Native, Hidden: a.Hidden,
 		TopP: a.TopP, Temperature: a.Temperature, Color: a.Color, Permission: a.Permission,
-		Variant: a.Variant, Options: a.Options, Steps: a.Steps,
+		Variant: a.Variant, Options: a.Options, Steps: a.Steps, BuiltIn: a.Native, Tools: map[string]bool{},
 	}
 	if out.Permission == nil {
 		out.Permission = []client.PermissionRule{}
