@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
@@ -23,12 +23,22 @@ const (
 	heartbeat = `{"type":"` + TypeServerHeartbeat + `","properties":{}}`
 )
 
+// envelope is what an event stream puts around each event: nothing on
+// GET /event, OpenCode's {directory, payload} on GET /global/event.
+type envelope struct{ prefix, suffix []byte }
+
 // frame appends event ({"type", "properties"}), given an id and put in
-// its envelope by wrap, to b as one server-sent event.
-func (s *Server) frame(b, event []byte, wrap func(b, event []byte) []byte) []byte {
-	id := fmt.Appendf(nil, `{"id":"evt_%011x%08x",`, s.eventBase, s.eventSeq.Add(1))
+// env, to b as one server-sent event.
+func (s *Server) frame(b, event []byte, env envelope) []byte {
 	b = append(b, "data: "...)
-	b = wrap(b, append(id, event[1:]...))
+	b = append(b, env.prefix...)
+	b = append(b, `{"id":"evt_`...)
+	b = strconv.AppendInt(b, s.eventBase, 16)
+	b = append(b, '_')
+	b = strconv.AppendUint(b, s.eventSeq.Add(1), 16)
+	b = append(b, `",`...)
+	b = append(b, event[1:]...)
+	b = append(b, env.suffix...)
 	return append(b, '\n', '\n')
 }
 
@@ -40,7 +50,7 @@ const burst = 256
 // that waits for server.connected misses nothing that follows. A
 // subscriber that takes no bytes for writeWait is disconnected.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	s.stream(w, r, nil)
+	s.stream(w, r, envelope{})
 }
 
 // globalEvents streams the engine's events as events does, each in
@@ -57,20 +67,12 @@ func (s *Server) globalEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prefix = append(append([]byte(`{"directory":`), prefix...), `,"payload":`...)
-	s.stream(w, r, func(b, event []byte) []byte {
-		b = append(b, prefix...)
-		b = append(b, event...)
-		return append(b, '}')
-	})
+	s.stream(w, r, envelope{prefix: prefix, suffix: []byte("}")})
 }
 
 // stream writes the engine's events as server-sent events, each one's
-// {"type", "properties"} put in its envelope by wrap (as it is when wrap
-// is nil).
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, event []byte) []byte) {
-	if wrap == nil {
-		wrap = func(b, event []byte) []byte { return append(b, event...) }
-	}
+// {"type", "properties"} put in env.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, env envelope) {
 	var q wire.EventQuery
 	if err := decodeQuery(r, &q); err != nil {
 		s.writeError(w, r, err)
@@ -98,7 +100,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
 		return rc.Flush() == nil
 	}
-	if !write(s.frame(nil, []byte(connected), wrap)) || !flush() {
+	if !write(s.frame(nil, []byte(connected), env)) || !flush() {
 		return
 	}
 	done, cancel := context.WithCancel(context.Background())
@@ -107,7 +109,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 	beat := time.Now().Add(s.opts.Heartbeat)
 	for {
 		if !time.Now().Before(beat) {
-			if !write(s.frame(nil, []byte(heartbeat), wrap)) || !flush() {
+			if !write(s.frame(nil, []byte(heartbeat), env)) || !flush() {
 				return
 			}
 			beat = time.Now().Add(s.opts.Heartbeat)
@@ -125,7 +127,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 		}
 		// Write the burst that is waiting, then flush once.
 		for n := 0; ; n++ {
-			if buf, err = s.appendFrame(buf[:0], e, wrap); err != nil {
+			if buf, err = s.appendFrame(buf[:0], e, env); err != nil {
 				s.log.Error("server: encoding an event", "type", e.Type(), "err", err)
 			} else if !write(buf) {
 				return
@@ -144,10 +146,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, wrap func(b, eve
 }
 
 // appendFrame appends e as one server-sent event to b.
-func (s *Server) appendFrame(b []byte, e client.Event, wrap func(b, event []byte) []byte) ([]byte, error) {
+func (s *Server) appendFrame(b []byte, e client.Event, env envelope) ([]byte, error) {
 	data, err := client.MarshalEvent(e)
 	if err != nil {
 		return b, err
 	}
-	return s.frame(b, data, wrap), nil
+	return s.frame(b, data, env), nil
 }
