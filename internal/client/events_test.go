@@ -23,7 +23,7 @@ func TestEventsRoundTrip(t *testing.T) {
 			State: &ToolState{Status: ToolRunning, Input: []byte(`{"command":"ls"}`), Metadata: map[string]any{"output": "a"}, Time: &ToolTime{Start: 1}}}},
 		PartDeltaEvent{SessionID: "ses_1", MessageID: "msg_1", PartID: "prt_1", Field: "text", Delta: "hi"},
 		PartRemovedEvent{SessionID: "ses_1", MessageID: "msg_1", PartID: "prt_1"},
-		PermissionAskedEvent{PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash", Patterns: []string{"ls"}, Always: []string{"ls *"},
+		PermissionAskedEvent{PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash", Patterns: []string{"ls"}, Always: []string{"ls *"}, Metadata: map[string]any{"command": "ls"},
 			Tool: &ToolRef{MessageID: "msg_1", CallID: "c"}}},
 		PermissionRepliedEvent{SessionID: "ses_1", RequestID: "per_1", Reply: ReplyOnce},
 		QuestionAskedEvent{QuestionRequest{ID: "que_1", SessionID: "ses_1", Questions: []QuestionInfo{{Question: "q", Header: "h",

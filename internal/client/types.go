@@ -131,9 +131,9 @@ type CreateSessionInput struct {
 	ParentID string `json:"parentID,omitempty"`
 	// Title, when empty, is a dated default the model later replaces.
 	Title string `json:"title,omitempty"`
-	// Permission are rules for this session alone. They can only make
-	// the user's rules stricter: an allow rule here approves nothing the
-	// user's rules would ask about.
+	// Permission are the session's own rules, as OpenCode's clients send
+	// them. They can only tighten the user's rules: their deny and ask
+	// rules apply, their allow rules never loosen anything.
 	Permission []PermissionRule `json:"permission,omitempty"`
 	// Sandbox is an OS sandbox mode ("workspace-write", "read-only") the
 	// session's shell commands run in at least; a looser mode than the
@@ -595,10 +595,12 @@ type ModelCatalog struct {
 
 // Provider is a usable model provider and its models.
 type Provider struct {
-	ID     string  `json:"id"`
-	Name   string  `json:"name"`
-	Source string  `json:"source,omitempty"` // config, auth, env, local
-	Models []Model `json:"models"`
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Source string `json:"source,omitempty"` // config, auth, env, local
+	// Env are the environment variables that can hold its key.
+	Env    []string `json:"env,omitempty"`
+	Models []Model  `json:"models"`
 }
 
 // Model is a model of a provider.
@@ -606,20 +608,28 @@ type Model struct {
 	ID          string      `json:"id"`
 	ProviderID  string      `json:"providerID"`
 	Name        string      `json:"name"`
+	Family      string      `json:"family,omitempty"`
 	Limit       ModelLimit  `json:"limit"`
 	Cost        ModelCost   `json:"cost"`
 	Reasoning   bool        `json:"reasoning"`
 	ToolCall    bool        `json:"tool_call"`
 	Attachment  bool        `json:"attachment"`
+	Temperature bool        `json:"temperature,omitempty"`
 	Variants    []string    `json:"variants,omitempty"`
 	Status      string      `json:"status,omitempty"`
 	ReleaseDate string      `json:"release_date,omitempty"`
 	Modalities  *Modalities `json:"modalities,omitempty"`
+	// NPM is the AI SDK package whose API the model speaks
+	// ("@ai-sdk/openai-compatible"); APIURL its endpoint when not the
+	// package's default.
+	NPM    string `json:"npm,omitempty"`
+	APIURL string `json:"apiURL,omitempty"`
 }
 
 // ModelLimit holds a model's token limits; zero is unknown.
 type ModelLimit struct {
 	Context int64 `json:"context"`
+	Input   int64 `json:"input,omitempty"`
 	Output  int64 `json:"output"`
 }
 
@@ -648,7 +658,14 @@ type Agent struct {
 	Variant     string `json:"variant,omitempty"`
 	Color       string `json:"color,omitempty"`
 	// Steps caps the model steps of one turn; 0 for no cap.
-	Steps int `json:"steps,omitempty"`
+	Steps       int      `json:"steps,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"topP,omitempty"`
+	// Permission is the agent's whole ruleset: the defaults, the user's
+	// rules and its own.
+	Permission []PermissionRule `json:"permission,omitempty"`
+	// Options are merged into the provider options of its requests.
+	Options map[string]any `json:"options,omitempty"`
 }
 
 // Primary reports whether the agent can answer a session's prompts.

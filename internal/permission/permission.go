@@ -32,6 +32,11 @@ type Rule struct {
 	// rules are evaluated apart from the others and can only make the
 	// answer stricter (see Evaluate).
 	Floor bool `json:"floor,omitempty"`
+	// Layer names the source of a floor rule ("" for the project's,
+	// "session" for the rules a client sent with a session). Floor rules
+	// of different layers are evaluated apart, each able only to tighten
+	// the answer.
+	Layer string `json:"layer,omitempty"`
 	// Default marks a rule of Defaults, the rules every agent starts from
 	// before the user's.
 	Default bool `json:"default,omitempty"`

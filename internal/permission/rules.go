@@ -9,28 +9,30 @@ import (
 // and whose Pattern matches value. When none does it returns an ask rule for
 // everything and false.
 //
-// Floor rules (those of a project the user has not trusted) are evaluated
-// apart: the last matching floor rule wins over the others only when its
-// action is stricter (deny over ask over allow), so such a project can
-// tighten the user's rules and never loosen them.
+// Floor rules (those of a project the user has not trusted, and those a
+// client sent with a session) are evaluated apart: in each of their
+// layers the last matching floor rule wins over the others only when its
+// action is stricter (deny over ask over allow), so such rules can tighten
+// the user's rules and never loosen them.
 func Evaluate(permission, value string, rulesets ...Ruleset) (Rule, bool) {
-	var found, floor Rule
-	ok, fok := false, false
-	for i := len(rulesets) - 1; i >= 0 && !(ok && fok); i-- {
+	var found Rule
+	ok := false
+	var floors []Rule // the last matching floor rule of each layer
+	decided := func(layer string) bool {
+		return slices.ContainsFunc(floors, func(f Rule) bool { return f.Layer == layer })
+	}
+	for i := len(rulesets) - 1; i >= 0; i-- {
 		rs := rulesets[i]
 		for j := len(rs) - 1; j >= 0; j-- {
 			r := rs[j]
-			if (r.Floor && fok) || (!r.Floor && ok) {
+			if (r.Floor && decided(r.Layer)) || (!r.Floor && ok) {
 				continue
 			}
 			if Match(permission, r.Permission) && Match(value, r.Pattern) {
 				if r.Floor {
-					floor, fok = r, true
+					floors = append(floors, r)
 				} else {
 					found, ok = r, true
-				}
-				if ok && fok {
-					break
 				}
 			}
 		}
@@ -38,8 +40,10 @@ func Evaluate(permission, value string, rulesets ...Ruleset) (Rule, bool) {
 	if !ok {
 		found = Rule{Permission: permission, Pattern: "*", Action: Ask}
 	}
-	if fok && strictness(floor.Action) > strictness(found.Action) {
-		return floor, true
+	for _, f := range floors {
+		if strictness(f.Action) > strictness(found.Action) {
+			found, ok = f, true
+		}
 	}
 	return found, ok
 }
@@ -107,15 +111,18 @@ func Disabled(tools []string, rs Ruleset) map[string]bool {
 	out := make(map[string]bool)
 	for _, tool := range tools {
 		perm := ToolPermission(tool)
-		for _, floor := range []bool{false, true} {
-			for i := len(rs) - 1; i >= 0; i-- {
-				if rs[i].Floor != floor || !Match(perm, rs[i].Permission) {
-					continue
-				}
-				if rs[i].Pattern == "*" && rs[i].Action == Deny {
-					out[tool] = true
-				}
-				break
+		var decided []string // "" for the user's rules, "floor:LAYER" for a floor layer
+		for i := len(rs) - 1; i >= 0; i-- {
+			key := ""
+			if rs[i].Floor {
+				key = "floor:" + rs[i].Layer
+			}
+			if slices.Contains(decided, key) || !Match(perm, rs[i].Permission) {
+				continue
+			}
+			decided = append(decided, key)
+			if rs[i].Pattern == "*" && rs[i].Action == Deny {
+				out[tool] = true
 			}
 		}
 	}

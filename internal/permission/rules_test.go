@@ -127,3 +127,37 @@ func TestEvaluateFloor(t *testing.T) {
 		t.Errorf("Disabled = %v", d)
 	}
 }
+
+// TestEvaluateFloorLayers checks that floor rules of different layers (an
+// untrusted project's, a client's for its session) are evaluated apart:
+// one layer's allow does not hide another layer's ask or deny.
+func TestEvaluateFloorLayers(t *testing.T) {
+	user := Ruleset{{Permission: "*", Pattern: "*", Action: Allow}}
+	project := Ruleset{{Permission: "bash", Pattern: "*", Action: Ask, Floor: true},
+		{Permission: "bash", Pattern: "ls*", Action: Allow, Floor: true}}
+	session := Ruleset{{Permission: "*", Pattern: "*", Action: Allow, Floor: true, Layer: "session"},
+		{Permission: "edit", Pattern: "*.lock", Action: Deny, Floor: true, Layer: "session"}}
+	tests := []struct {
+		perm, value string
+		want        Action
+	}{
+		{"bash", "make", Ask},      // the session's allow does not hide the project's ask
+		{"bash", "ls -l", Allow},   // the project's own last rule allows; nothing tightens
+		{"edit", "go.lock", Deny},  // the session's deny tightens
+		{"edit", "main.go", Allow}, // the user's allow stands
+		{"read", "secret", Allow},  // unrelated
+	}
+	for _, tt := range tests {
+		got, _ := Evaluate(tt.perm, tt.value, Merge(user, project, session))
+		if got.Action != tt.want {
+			t.Errorf("Evaluate(%s, %q) = %s (%+v), want %s", tt.perm, tt.value, got.Action, got, tt.want)
+		}
+	}
+	// A layer's deny of everything turns a tool off, whatever another
+	// layer's last rule says.
+	rs := Merge(user, Ruleset{{Permission: "webfetch", Pattern: "*", Action: Deny, Floor: true}},
+		Ruleset{{Permission: "webfetch", Pattern: "*", Action: Allow, Floor: true, Layer: "session"}})
+	if d := Disabled([]string{"webfetch", "bash"}, rs); !d["webfetch"] || d["bash"] {
+		t.Errorf("Disabled = %v", d)
+	}
+}

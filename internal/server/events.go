@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
@@ -16,10 +18,29 @@ const (
 	TypeServerHeartbeat = "server.heartbeat"
 )
 
-var (
-	connectedFrame = []byte(`data: {"type":"` + TypeServerConnected + `","properties":{}}` + "\n\n")
-	heartbeatFrame = []byte(`data: {"type":"` + TypeServerHeartbeat + `","properties":{}}` + "\n\n")
+const (
+	connected = `{"type":"` + TypeServerConnected + `","properties":{}}`
+	heartbeat = `{"type":"` + TypeServerHeartbeat + `","properties":{}}`
 )
+
+// envelope is what an event stream puts around each event: nothing on
+// GET /event, OpenCode's {directory, payload} on GET /global/event.
+type envelope struct{ prefix, suffix []byte }
+
+// frame appends event ({"type", "properties"}), given an id and put in
+// env, to b as one server-sent event.
+func (s *Server) frame(b, event []byte, env envelope) []byte {
+	b = append(b, "data: "...)
+	b = append(b, env.prefix...)
+	b = append(b, `{"id":"evt_`...)
+	b = strconv.AppendInt(b, s.eventBase, 16)
+	b = append(b, '_')
+	b = strconv.AppendUint(b, s.eventSeq.Add(1), 16)
+	b = append(b, `",`...)
+	b = append(b, event[1:]...)
+	b = append(b, env.suffix...)
+	return append(b, '\n', '\n')
+}
 
 // burst caps the events written before a flush.
 const burst = 256
@@ -29,6 +50,29 @@ const burst = 256
 // that waits for server.connected misses nothing that follows. A
 // subscriber that takes no bytes for writeWait is disconnected.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	s.stream(w, r, envelope{})
+}
+
+// globalEvents streams the engine's events as events does, each in
+// OpenCode's envelope {directory, payload} of GET /global/event.
+func (s *Server) globalEvents(w http.ResponseWriter, r *http.Request) {
+	p, err := s.c.Path(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	prefix, err := json.Marshal(p.Directory)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	prefix = append(append([]byte(`{"directory":`), prefix...), `,"payload":`...)
+	s.stream(w, r, envelope{prefix: prefix, suffix: []byte("}")})
+}
+
+// stream writes the engine's events as server-sent events, each one's
+// {"type", "properties"} put in env.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, env envelope) {
 	var q wire.EventQuery
 	if err := decodeQuery(r, &q); err != nil {
 		s.writeError(w, r, err)
@@ -56,7 +100,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
 		return rc.Flush() == nil
 	}
-	if !write(connectedFrame) || !flush() {
+	if !write(s.frame(nil, []byte(connected), env)) || !flush() {
 		return
 	}
 	done, cancel := context.WithCancel(context.Background())
@@ -65,7 +109,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	beat := time.Now().Add(s.opts.Heartbeat)
 	for {
 		if !time.Now().Before(beat) {
-			if !write(heartbeatFrame) || !flush() {
+			if !write(s.frame(nil, []byte(heartbeat), env)) || !flush() {
 				return
 			}
 			beat = time.Now().Add(s.opts.Heartbeat)
@@ -83,7 +127,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		// Write the burst that is waiting, then flush once.
 		for n := 0; ; n++ {
-			if buf, err = appendFrame(buf[:0], e); err != nil {
+			if buf, err = s.appendFrame(buf[:0], e, env); err != nil {
 				s.log.Error("server: encoding an event", "type", e.Type(), "err", err)
 			} else if !write(buf) {
 				return
@@ -102,12 +146,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 }
 
 // appendFrame appends e as one server-sent event to b.
-func appendFrame(b []byte, e client.Event) ([]byte, error) {
+func (s *Server) appendFrame(b []byte, e client.Event, env envelope) ([]byte, error) {
 	data, err := client.MarshalEvent(e)
 	if err != nil {
 		return b, err
 	}
-	b = append(b, "data: "...)
-	b = append(b, data...)
-	return append(b, '\n', '\n'), nil
+	return s.frame(b, data, env), nil
 }

@@ -27,7 +27,7 @@ func (s *Server) operations() []*operation {
 				if err != nil {
 					return wire.ProvidersResponse{}, err
 				}
-				return wire.ProvidersResponse{Providers: nonNil(cat.Providers), Default: defaults(cat), Model: cat.Default, Recent: cat.Recent}, nil
+				return wire.ProvidersResponse{Providers: providers(cat), Default: defaults(cat), Model: cat.Default, Recent: cat.Recent}, nil
 			}),
 		route(s, wire.ProviderList,
 			func(r *http.Request, _ none, _ none) (wire.ProviderListResponse, error) {
@@ -35,14 +35,14 @@ func (s *Server) operations() []*operation {
 				if err != nil {
 					return wire.ProviderListResponse{}, err
 				}
-				out := wire.ProviderListResponse{All: nonNil(cat.Providers), Default: defaults(cat), Connected: []string{}}
+				out := wire.ProviderListResponse{All: providers(cat), Default: defaults(cat), Connected: []string{}}
 				for _, p := range cat.Providers {
 					out.Connected = append(out.Connected, p.ID)
 				}
 				return out, nil
 			}),
 		route(s, wire.AppAgents,
-			func(r *http.Request, _ none, _ none) ([]client.Agent, error) { return list(c.Agents(r.Context())) }),
+			func(r *http.Request, _ none, _ none) ([]wire.Agent, error) { return agents(c.Agents(r.Context())) }),
 		route(s, wire.CommandList,
 			func(r *http.Request, _ none, _ none) ([]client.Command, error) { return list(c.Commands(r.Context())) }),
 
@@ -117,13 +117,13 @@ func (s *Server) operations() []*operation {
 				return accepted{id}, err
 			}),
 		route(s, wire.SessionShell,
-			func(r *http.Request, _ none, in client.ShellInput) (client.MessageInfo, error) {
+			func(r *http.Request, _ none, in client.ShellInput) (wire.ShellResponse, error) {
 				id, err := c.Shell(r.Context(), sid(r), in)
 				if err != nil {
-					return client.MessageInfo{}, err
+					return wire.ShellResponse{}, err
 				}
 				m, err := c.Message(r.Context(), sid(r), id)
-				return m.Info, err
+				return wire.ShellResponse{Info: m.Info, Parts: nonNil(m.Parts)}, err
 			}),
 
 		route(s, wire.PermissionList,
@@ -156,9 +156,11 @@ func (s *Server) operations() []*operation {
 	}
 	events := &operation{Method: wire.EventSubscribe.Method, Path: wire.EventSubscribe.Pattern, ID: wire.EventSubscribe.ID, Summary: wire.EventSubscribe.Summary,
 		Query: typeOf[wire.EventQuery](), Stream: true, handler: http.HandlerFunc(s.events)}
+	global := &operation{Method: wire.GlobalEvent.Method, Path: wire.GlobalEvent.Pattern, ID: wire.GlobalEvent.ID, Summary: wire.GlobalEvent.Summary,
+		Query: typeOf[wire.EventQuery](), Stream: true, handler: http.HandlerFunc(s.globalEvents)}
 	doc := &operation{Method: wire.DocGet.Method, Path: wire.DocGet.Pattern, ID: wire.DocGet.ID, Summary: wire.DocGet.Summary, Resp: typeOf[map[string]any]()}
 	ops = append(ops, s.workspaceOps()...)
-	ops = append(ops, events, doc)
+	ops = append(ops, events, global, doc)
 	ops = append(ops, s.unsupportedOps(ops)...)
 	spec := openAPI(ops, s.opts.Version)
 	doc.handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, spec) })

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
@@ -97,6 +98,9 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	ops     []*operation
+	// eventBase and eventSeq make the ids of the events streamed.
+	eventBase int64
+	eventSeq  atomic.Uint64
 }
 
 // New returns a server over c. It fails when the options leave it open.
@@ -110,7 +114,7 @@ func New(c client.Client, opts Options) (*Server, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
-	s := &Server{c: c, opts: opts, token: sha256.Sum256([]byte(opts.Token)), log: opts.Log, mux: http.NewServeMux()}
+	s := &Server{c: c, opts: opts, token: sha256.Sum256([]byte(opts.Token)), log: opts.Log, mux: http.NewServeMux(), eventBase: time.Now().UnixMilli()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -128,6 +132,7 @@ func New(c client.Client, opts Options) (*Server, error) {
 	for _, op := range s.ops {
 		s.mux.Handle(op.Method+" "+op.Path, op.handler)
 	}
+	s.mux.HandleFunc("/", s.notFound)
 	return s, nil
 }
 

@@ -18,15 +18,16 @@ func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
 	}
 	var out client.ModelCatalog
 	for _, p := range providers {
-		cp := client.Provider{ID: p.ID, Name: p.Name, Source: string(p.Source)}
+		cp := client.Provider{ID: p.ID, Name: p.Name, Source: string(p.Source), Env: p.Env}
 		for _, m := range p.Models() {
 			cm := client.Model{
-				ID: m.Key, ProviderID: p.ID, Name: m.Name,
-				Limit:     client.ModelLimit{Context: m.Limit.Context, Output: m.Limit.Output},
+				ID: m.Key, ProviderID: p.ID, Name: m.Name, Family: m.Family,
+				Limit:     client.ModelLimit{Context: m.Limit.Context, Input: m.Limit.Input, Output: m.Limit.Output},
 				Cost:      client.ModelCost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
-				Reasoning: m.Reasoning, ToolCall: m.ToolCall, Attachment: m.Attachment,
+				Reasoning: m.Reasoning, ToolCall: m.ToolCall, Attachment: m.Attachment, Temperature: m.Temperature,
 				Status: m.Status, ReleaseDate: m.ReleaseDate,
 			}
+			cm.NPM, cm.APIURL = p.API(m)
 			if cm.Name == "" {
 				cm.Name = m.Key
 			}
@@ -64,6 +65,10 @@ func (c *Client) Agents(context.Context) ([]client.Agent, error) {
 		}
 		if a.Steps != nil {
 			ag.Steps = *a.Steps
+		}
+		ag.Temperature, ag.TopP, ag.Options = a.Temperature, a.TopP, a.Options
+		for _, r := range a.Permission {
+			ag.Permission = append(ag.Permission, client.PermissionRule{Permission: r.Permission, Pattern: r.Pattern, Action: string(r.Action)})
 		}
 		out = append(out, ag)
 	}

@@ -40,29 +40,6 @@ func toSession(in session.Info) client.Session {
 	return out
 }
 
-// fromRules turns a client's session rules into floor rules: they are
-// weighed apart from the user's and can only make an answer stricter.
-func fromRules(in []client.PermissionRule) (permission.Ruleset, error) {
-	var out permission.Ruleset
-	for i, r := range in {
-		a := permission.Action(r.Action)
-		switch a {
-		case permission.Allow, permission.Ask, permission.Deny:
-		default:
-			return nil, fmt.Errorf("permission rule %d: action %q: want allow, ask or deny", i, r.Action)
-		}
-		if r.Permission == "" {
-			return nil, fmt.Errorf("permission rule %d: the permission is empty", i)
-		}
-		pat := r.Pattern
-		if pat == "" {
-			pat = "*"
-		}
-		out = append(out, permission.Rule{Permission: r.Permission, Pattern: pat, Action: a, Floor: true})
-	}
-	return out, nil
-}
-
 func toRules(rs permission.Ruleset) []client.PermissionRule {
 	if len(rs) == 0 {
 		return nil
@@ -187,6 +164,16 @@ func toPermission(r permission.Request) client.PermissionRequest {
 	}
 	if r.Tool != nil {
 		out.Tool = &client.ToolRef{MessageID: r.Tool.MessageID, CallID: r.Tool.CallID}
+	}
+	// OpenCode's clients read these as an object and arrays.
+	if out.Metadata == nil {
+		out.Metadata = map[string]any{}
+	}
+	if out.Patterns == nil {
+		out.Patterns = []string{}
+	}
+	if out.Always == nil {
+		out.Always = []string{}
 	}
 	return out
 }

@@ -153,7 +153,7 @@ func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput
 			return client.Session{}, err
 		}
 	}
-	rules, err := fromRules(in.Permission)
+	rules, err := floorRules(in.Permission)
 	if err != nil {
 		return client.Session{}, err
 	}
@@ -191,7 +191,7 @@ func (c *Client) UpdateSession(ctx context.Context, sessionID string, in client.
 	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
 		return client.Session{}, errors.New("a session's title cannot be empty")
 	}
-	rules, err := fromRules(in.Permission)
+	rules, err := floorRules(in.Permission)
 	if err != nil {
 		return client.Session{}, err
 	}

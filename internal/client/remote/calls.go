@@ -123,9 +123,11 @@ func (c *Client) Abort(ctx context.Context, sessionID string) error {
 
 // Shell runs a command typed by the user and returns when it has ended.
 func (c *Client) Shell(ctx context.Context, sessionID string, in client.ShellInput) (string, error) {
-	var out client.MessageInfo
+	var out struct {
+		Info client.MessageInfo `json:"info"`
+	}
 	_, err := c.do(ctx, request{route: wire.SessionShell, params: []string{sessionID}, body: in, out: &out, long: true})
-	return out.ID, err
+	return out.Info.ID, err
 }
 
 // Command runs a slash command without waiting for the answer.
@@ -199,13 +201,21 @@ func (c *Client) RejectQuestion(ctx context.Context, requestID string) error {
 func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
 	var out wire.ProvidersResponse
 	_, err := c.do(ctx, request{route: wire.ConfigProviders, out: &out})
-	return client.ModelCatalog{Providers: out.Providers, Default: out.Model, Recent: out.Recent}, err
+	cat := client.ModelCatalog{Default: out.Model, Recent: out.Recent}
+	for _, p := range out.Providers {
+		cat.Providers = append(cat.Providers, p.Client())
+	}
+	return cat, err
 }
 
 // Agents lists the agents.
 func (c *Client) Agents(ctx context.Context) ([]client.Agent, error) {
-	var out []client.Agent
-	_, err := c.do(ctx, request{route: wire.AppAgents, out: &out})
+	var in []wire.Agent
+	_, err := c.do(ctx, request{route: wire.AppAgents, out: &in})
+	out := make([]client.Agent, 0, len(in))
+	for _, a := range in {
+		out = append(out, a.Client())
+	}
 	return out, err
 }
 

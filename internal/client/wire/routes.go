@@ -35,6 +35,7 @@ var (
 	QuestionReply       = Route{Method: "POST", Pattern: "/question/{requestID}/reply", ID: "question.reply", Summary: "Answer a question"}
 	QuestionReject      = Route{Method: "POST", Pattern: "/question/{requestID}/reject", ID: "question.reject", Summary: "Dismiss a question; the loop stops"}
 	EventSubscribe      = Route{Method: "GET", Pattern: "/event", ID: "event.subscribe", Summary: "The engine's events as server-sent events: server.connected first, server.heartbeat every 10 s"}
+	GlobalEvent         = Route{Method: "GET", Pattern: "/global/event", ID: "global.event", Summary: "The engine's events as server-sent events, each in OpenCode's envelope {directory, payload}"}
 	DocGet              = Route{Method: "GET", Pattern: "/doc", ID: "doc.get", Summary: "This API's OpenAPI 3.1 description"}
 )
 
@@ -74,6 +75,7 @@ func Routes() []Route {
 		QuestionReply,
 		QuestionReject,
 		EventSubscribe,
+		GlobalEvent,
 		DocGet,
 	}, WorkspaceRoutes()...)
 }

@@ -8,6 +8,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 
@@ -79,7 +80,7 @@ type Health struct {
 // providers, each one's default model (OpenCode's shape), and codeloop's
 // additions, the model a prompt without one uses and the recent models.
 type ProvidersResponse struct {
-	Providers []client.Provider `json:"providers"`
+	Providers []Provider `json:"providers"`
 	// Default maps a provider's id to its default model's id.
 	Default map[string]string `json:"default"`
 	// Model is the model a prompt without one is answered with.
@@ -90,7 +91,7 @@ type ProvidersResponse struct {
 
 // ProviderListResponse is the answer of GET /provider.
 type ProviderListResponse struct {
-	All       []client.Provider `json:"all"`
+	All       []Provider        `json:"all"`
 	Default   map[string]string `json:"default"`
 	Connected []string          `json:"connected"`
 }
@@ -121,4 +122,11 @@ type EventQuery struct {
 	SessionID string `json:"sessionID,omitempty"`
 	// Type keeps the events of these types (repeat the parameter).
 	Type []string `json:"type,omitempty"`
+}
+
+// GlobalEnvelope is an event of GET /global/event: the event of the project
+// in Directory, in OpenCode's envelope.
+type GlobalEnvelope struct {
+	Directory string          `json:"directory"`
+	Payload   json.RawMessage `json:"payload"`
 }
