@@ -78,3 +78,25 @@ func (r PermissionRequest) MarshalJSON() ([]byte, error) {
 		Metadata map[string]any `json:"metadata"`
 	}{plain(r), r.Metadata})
 }
+
+// MarshalJSON encodes the part with the fields its type always has in
+// OpenCode's shape, zero as they may be: a step-finish part's cost and a
+// compaction part's auto.
+func (p Part) MarshalJSON() ([]byte, error) {
+	type plain Part
+	b, err := json.Marshal(plain(p))
+	if err != nil {
+		return nil, err
+	}
+	var extra string
+	switch {
+	case p.Type == PartStepFinish && p.Cost == 0:
+		extra = `,"cost":0`
+	case p.Type == PartCompaction && !p.Auto:
+		extra = `,"auto":false`
+	}
+	if extra == "" {
+		return b, nil
+	}
+	return append(b[:len(b)-1], extra+"}"...), nil
+}

@@ -42,6 +42,12 @@ type Model struct {
 	Headers      map[string]string         `json:"headers"`
 	ReleaseDate  string                    `json:"release_date"`
 	Variants     map[string]map[string]any `json:"variants,omitempty"`
+
+	// The capabilities again, as the SDK's v1 model type names them.
+	V1Temperature bool `json:"temperature"`
+	V1Reasoning   bool `json:"reasoning"`
+	V1Attachment  bool `json:"attachment"`
+	V1ToolCall    bool `json:"tool_call"`
 }
 
 // ModelAPI is the API a model is called through: its id there, its
@@ -128,6 +134,8 @@ func ToModel(m client.Model) Model {
 		Options:     map[string]any{},
 		Headers:     map[string]string{},
 		ReleaseDate: m.ReleaseDate,
+
+		V1Temperature: m.Temperature, V1Reasoning: m.Reasoning, V1Attachment: m.Attachment, V1ToolCall: m.ToolCall,
 	}
 	if out.Status == "" {
 		out.Status = "active"

@@ -114,7 +114,6 @@ func unsupported(method, pattern, id, why string) UnsupportedRoute {
 // A server that serves one of them for real leaves its entry out.
 func Unsupported() []UnsupportedRoute {
 	return []UnsupportedRoute{
-		unsupported("GET", "/global/event", "global.event", "the events are served on GET /event"),
 		unsupported("POST", "/global/dispose", "global.dispose", whyOneProject),
 		unsupported("POST", "/global/upgrade", "global.upgrade", whyUpgrade),
 		unsupported("PATCH", "/global/config", "global.config.update", whyConfig),
