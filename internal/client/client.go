@@ -101,6 +101,10 @@ type Client interface {
 	// Config returns the project's resolved config as JSON, in the shape
 	// of its config files.
 	Config(ctx context.Context) (json.RawMessage, error)
+	// MCPStatus reports the state of every configured MCP server by name.
+	MCPStatus(ctx context.Context) (map[string]MCPStatus, error)
+	// LSPStatus lists the language servers started so far.
+	LSPStatus(ctx context.Context) ([]LSPStatus, error)
 
 	// Close releases the client's resources.
 	Close() error

@@ -38,6 +38,8 @@ var moreGoldens = []struct {
 	{"sidebar", 200, 60, sidebarSession},
 	{"sidebar", 120, 35, sidebarSession},
 	{"sidebar-toggled", 120, 35, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+x"), keyPress("b")) }},
+	{"sidebar-servers", 200, 60, func(m *Model) { sidebarSession(m); send(m, testServers) }},
+	{"sidebar-servers", 120, 35, func(m *Model) { sidebarSession(m); send(m, testServers, keyPress("ctrl+x"), keyPress("b")) }},
 	{"start", 80, 24, startScreen},
 	{"start", 120, 35, startScreen},
 	{"palette", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")) }},

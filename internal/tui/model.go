@@ -111,7 +111,10 @@ type Model struct {
 	keys     keymap
 	leaderOn int
 	// recent are the project's newest sessions, for the start screen.
-	recent   []client.Session
+	recent []client.Session
+	// mcp and lsp are the MCP and language servers' states.
+	mcp      map[string]client.MCPStatus
+	lsp      []client.LSPStatus
 	escArmed int // the sequence of the Esc press that arms an interrupt, 0 when none
 	seq      int // sequence of timed things (toasts, Esc presses)
 	sessErr  int // numbers session errors, for their keys
@@ -269,6 +272,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case listMsg:
 		return m, m.listMsg(msg)
+	case serversMsg:
+		return m, m.serversMsg(msg)
 	case tickMsg:
 		if msg.tag != m.spinTag || !m.busy() {
 			return m, nil
@@ -300,7 +305,7 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	if m.agent == "" {
 		m.agent = m.defaultAgent()
 	}
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.fetchServers(0)}
 	if msg.events != nil {
 		cmds = append(cmds, m.waitEvents())
 	}

@@ -98,8 +98,8 @@ func (m *Model) toggleSidebar() tea.Cmd {
 	return nil
 }
 
-// sidebar draws the sidebar's lines: the context, the files changed and
-// the todo list.
+// sidebar draws the sidebar's lines: the context, the files changed, the
+// todo list and the MCP and language servers.
 func (m *Model) sidebar(height int) []string {
 	th := &m.theme
 	w := sidebarWidth - 2
@@ -141,6 +141,14 @@ func (m *Model) sidebar(height int) []string {
 	if len(m.todos) > 0 {
 		section("Todo")
 		out = append(out, todoLines(m.todos, w, th)...)
+	}
+	if len(m.mcp) > 0 {
+		section("MCP")
+		out = append(out, mcpLines(m.mcp, w, th)...)
+	}
+	if len(m.lsp) > 0 {
+		section("LSP")
+		out = append(out, lspLines(m.lsp, w, th)...)
 	}
 	for i, l := range out {
 		out[i] = padRight(truncate(l, w), w)

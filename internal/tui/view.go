@@ -201,6 +201,9 @@ func (m *Model) statusLine() string {
 	if m.sess != nil && m.sess.Cost > 0 {
 		parts = append(parts, fmt.Sprintf("$%.2f", m.sess.Cost))
 	}
+	if down := serverProblems(m.mcp); down != "" && !m.sidebarShown() {
+		parts = append(parts, th.bad.Render(down))
+	}
 	left := strings.Join(parts, th.faint.Render(" · "))
 	if m.busy() {
 		frames := []rune(spinnerFrames)

@@ -1,0 +1,22 @@
+package remote
+
+import (
+	"context"
+
+	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/client/wire"
+)
+
+// MCPStatus reports the state of every configured MCP server by name.
+func (c *Client) MCPStatus(ctx context.Context) (map[string]client.MCPStatus, error) {
+	var out map[string]client.MCPStatus
+	_, err := c.do(ctx, request{route: wire.MCPStatus, out: &out})
+	return out, err
+}
+
+// LSPStatus lists the language servers started so far.
+func (c *Client) LSPStatus(ctx context.Context) ([]client.LSPStatus, error) {
+	var out []client.LSPStatus
+	_, err := c.do(ctx, request{route: wire.LSPStatus, out: &out})
+	return out, err
+}
