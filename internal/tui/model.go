@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/codeloop/codeloop/internal/client"
 )
@@ -196,6 +197,12 @@ func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.load()}
 	if !m.noColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	if m.getenv("SSH_TTY") != "" {
+		// Bubble Tea asks the terminal whether it draws synchronized
+		// updates (mode 2026) except over SSH; its answer is as good
+		// there, so ask, and frames are wrapped once it says yes.
+		cmds = append(cmds, tea.Raw(ansi.RequestModeSynchronizedOutput))
 	}
 	return tea.Batch(cmds...)
 }
