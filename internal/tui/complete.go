@@ -135,6 +135,7 @@ func builtinCommands() []client.Command {
 		{Name: "select", Description: "select messages to copy (Ctrl+S)"},
 		{Name: "search", Description: "search the transcript (Ctrl+F)", Hints: []string{"TEXT"}},
 		{Name: "scrollback", Description: "write the transcript to the terminal's scrollback"},
+		{Name: "mouse", Description: "leave the mouse to the terminal's own selection, or take it back"},
 		{Name: "details", Description: "show or hide every tool call's input and output"},
 		{Name: "thinking", Description: "show the model's reasoning in full, or folded"},
 		{Name: "export", Description: "write the session to a Markdown file"},

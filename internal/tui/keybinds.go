@@ -74,6 +74,7 @@ func actions() []action {
 		{"tool_previous", "Select the tool call before", "alt+up", func(m *Model) tea.Cmd { m.selectTool(-1); return nil }},
 		{"tool_next", "Select the tool call after", "alt+down", func(m *Model) tea.Cmd { m.selectTool(1); return nil }},
 		{"tool_expand", "Show or hide the tool call's output", "ctrl+o", func(m *Model) tea.Cmd { return m.toggleTool() }},
+		{"mouse_toggle", "Leave the mouse to the terminal, or take it back", "none", slash("mouse")},
 		{"tool_details", "Show or hide every tool call's details", "none", slash("details")},
 		{"thinking_toggle", "Show the reasoning in full, or folded", "none", slash("thinking")},
 		{"keybinds_show", "List the keybinds", "none", slash("keybinds")},

@@ -209,6 +209,13 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.startSelection("")
 	case "scrollback":
 		return m.scrollback()
+	case "mouse":
+		m.opts.NoMouse = !m.opts.NoMouse
+		m.layout()
+		if m.opts.NoMouse {
+			return m.notify("the mouse is the terminal's: select text with it as usual; /mouse takes it back", false)
+		}
+		return m.notify("the mouse scrolls and selects messages again", false)
 	case "details":
 		m.details = !m.details
 		for _, e := range m.tr.entries {

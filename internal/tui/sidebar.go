@@ -62,8 +62,8 @@ func (m *Model) noteChanges(key string, p client.Part) {
 }
 
 // sidebarShown reports whether the sidebar is drawn: by default from
-// sidebarAutoWidth columns, or as toggled, when the transcript keeps
-// room beside it.
+// sidebarAutoWidth columns while the view has the mouse, or as toggled,
+// when the transcript keeps room beside it.
 func (m *Model) sidebarShown() bool {
 	if m.width-sidebarWidth-1 < sidebarMinRest {
 		return false
@@ -74,7 +74,9 @@ func (m *Model) sidebarShown() bool {
 	case -1:
 		return false
 	}
-	return m.width >= sidebarAutoWidth
+	// With the mouse left to the terminal, its selection takes whole
+	// rows: the sidebar shows only when asked for.
+	return m.width >= sidebarAutoWidth && !m.opts.NoMouse
 }
 
 // trWidth is the transcript's width: the screen's, less the sidebar's.
