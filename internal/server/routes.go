@@ -166,9 +166,13 @@ func (s *Server) operations() []*operation {
 				return ok(c.RejectQuestion(r.Context(), r.PathValue("requestID")))
 			}),
 		route(s, wire.MCPStatus,
-			func(r *http.Request, _ none, _ none) (map[string]client.MCPStatus, error) { return c.MCPStatus(r.Context()) }),
+			func(r *http.Request, _ none, _ none) (map[string]client.MCPStatus, error) {
+				return c.MCPStatus(r.Context())
+			}),
 		route(s, wire.LSPStatus,
-			func(r *http.Request, _ none, _ none) ([]client.LSPStatus, error) { return list(c.LSPStatus(r.Context())) }),
+			func(r *http.Request, _ none, _ none) ([]client.LSPStatus, error) {
+				return list(c.LSPStatus(r.Context()))
+			}),
 	}
 	events := &operation{Method: wire.EventSubscribe.Method, Path: wire.EventSubscribe.Pattern, ID: wire.EventSubscribe.ID, Summary: wire.EventSubscribe.Summary,
 		Query: typeOf[wire.EventQuery](), Stream: true, handler: http.HandlerFunc(s.events)}
