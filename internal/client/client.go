@@ -105,6 +105,9 @@ type Client interface {
 	MCPStatus(ctx context.Context) (map[string]MCPStatus, error)
 	// LSPStatus lists the language servers started so far.
 	LSPStatus(ctx context.Context) ([]LSPStatus, error)
+	// ContextUsage reports what fills a session's context window; the
+	// error wraps ErrNotFound when there is no such session.
+	ContextUsage(ctx context.Context, sessionID string) (ContextUsage, error)
 
 	// Close releases the client's resources.
 	Close() error

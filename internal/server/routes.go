@@ -165,6 +165,10 @@ func (s *Server) operations() []*operation {
 			func(r *http.Request, _ none, _ none) (bool, error) {
 				return ok(c.RejectQuestion(r.Context(), r.PathValue("requestID")))
 			}),
+		route(s, wire.SessionContext,
+			func(r *http.Request, _ none, _ none) (client.ContextUsage, error) {
+				return c.ContextUsage(r.Context(), sid(r))
+			}),
 		route(s, wire.MCPStatus,
 			func(r *http.Request, _ none, _ none) (map[string]client.MCPStatus, error) {
 				return c.MCPStatus(r.Context())

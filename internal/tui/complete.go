@@ -140,6 +140,7 @@ func builtinCommands() []client.Command {
 		{Name: "thinking", Description: "show the model's reasoning in full, or folded"},
 		{Name: "export", Description: "write the session to a Markdown file"},
 		{Name: "compact", Description: "summarise the session to free the context"},
+		{Name: "context", Description: "show what fills the context window, and the cost"},
 		{Name: "undo", Description: "undo the last message and its file changes"},
 		{Name: "redo", Description: "bring back what undo removed"},
 		{Name: "keybinds", Description: "list the keys in force"},

@@ -56,6 +56,7 @@ func actions() []action {
 		{"sidebar_toggle", "Show or hide the sidebar", "<leader>b", func(m *Model) tea.Cmd { return m.toggleSidebar() }},
 		{"editor_open", "Write the message in $EDITOR", "ctrl+g,<leader>e", func(m *Model) tea.Cmd { return m.openEditor() }},
 		{"session_compact", "Compact the session", "<leader>c", slash("compact")},
+		{"session_context", "Show what fills the context", "none", slash("context")},
 		{"session_export", "Export the session to Markdown", "<leader>x", slash("export")},
 		{"messages_undo", "Undo the last message", "<leader>u", slash("undo")},
 		{"messages_redo", "Redo", "<leader>r", slash("redo")},

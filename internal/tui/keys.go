@@ -209,6 +209,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.startSelection("")
 	case "scrollback":
 		return m.scrollback()
+	case "context":
+		return m.openContext()
 	case "mouse":
 		m.opts.NoMouse = !m.opts.NoMouse
 		m.layout()

@@ -40,3 +40,20 @@ func (c *Client) LSPStatus(context.Context) ([]client.LSPStatus, error) {
 	}
 	return out, nil
 }
+
+// ContextUsage reports what fills a session's context window.
+func (c *Client) ContextUsage(ctx context.Context, sessionID string) (client.ContextUsage, error) {
+	u, err := c.app.Engine.ContextUsage(ctx, sessionID)
+	if err != nil {
+		return client.ContextUsage{}, notFound(err, "session "+sessionID)
+	}
+	out := client.ContextUsage{Limit: u.Limit, Used: u.Used, Compactable: u.Compactable, Cost: u.Cost, TurnCost: u.TurnCost,
+		Parts: make([]client.ContextPart, 0, len(u.Parts))}
+	if u.Model.ModelID != "" {
+		out.Model = &client.ModelRef{ProviderID: u.Model.ProviderID, ModelID: u.Model.ModelID, Variant: u.Model.Variant}
+	}
+	for _, p := range u.Parts {
+		out.Parts = append(out.Parts, client.ContextPart{Kind: p.Kind, Name: p.Name, Tokens: p.Tokens})
+	}
+	return out, nil
+}

@@ -20,3 +20,10 @@ func (c *Client) LSPStatus(ctx context.Context) ([]client.LSPStatus, error) {
 	_, err := c.do(ctx, request{route: wire.LSPStatus, out: &out})
 	return out, err
 }
+
+// ContextUsage reports what fills a session's context window.
+func (c *Client) ContextUsage(ctx context.Context, sessionID string) (client.ContextUsage, error) {
+	var out client.ContextUsage
+	_, err := c.do(ctx, request{route: wire.SessionContext, params: []string{sessionID}, out: &out})
+	return out, err
+}

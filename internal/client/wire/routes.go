@@ -35,6 +35,7 @@ var (
 	QuestionReply       = Route{Method: "POST", Pattern: "/question/{requestID}/reply", ID: "question.reply", Summary: "Answer a question"}
 	QuestionReject      = Route{Method: "POST", Pattern: "/question/{requestID}/reject", ID: "question.reject", Summary: "Dismiss a question; the loop stops"}
 	EventSubscribe      = Route{Method: "GET", Pattern: "/event", ID: "event.subscribe", Summary: "The engine's events as server-sent events: server.connected first, server.heartbeat every 10 s"}
+	SessionContext      = Route{Method: "GET", Pattern: "/session/{sessionID}/context", ID: "session.context", Summary: "What fills a session's context window, by part, and its cost (codeloop's addition)"}
 	MCPStatus           = Route{Method: "GET", Pattern: "/mcp", ID: "mcp.status", Summary: "The state of every configured MCP server, by name"}
 	LSPStatus           = Route{Method: "GET", Pattern: "/lsp", ID: "lsp.status", Summary: "The language servers started so far"}
 	DocGet              = Route{Method: "GET", Pattern: "/doc", ID: "doc.get", Summary: "This API's OpenAPI 3.1 description"}
@@ -75,6 +76,7 @@ func Routes() []Route {
 		QuestionList,
 		QuestionReply,
 		QuestionReject,
+		SessionContext,
 		MCPStatus,
 		LSPStatus,
 		EventSubscribe,
