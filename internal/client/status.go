@@ -73,3 +73,10 @@ const (
 	ContextMessages    = "messages"
 	ContextToolOutput  = "tool_output"
 )
+
+// Auth is a provider's credential, in OpenCode's shape: Type "api" with
+// its Key.
+type Auth struct {
+	Type string `json:"type"`
+	Key  string `json:"key,omitempty"`
+}

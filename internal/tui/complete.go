@@ -129,6 +129,7 @@ func builtinCommands() []client.Command {
 		{Name: "new", Description: "start a new session"},
 		{Name: "sessions", Description: "switch to another session"},
 		{Name: "models", Description: "choose the model and its variant"},
+		{Name: "connect", Description: "add a provider's API key, then choose its model"},
 		{Name: "agents", Description: "choose the agent"},
 		{Name: "theme", Description: "choose the colours"},
 		{Name: "copy", Description: "copy the last answer (or the selected tool call's output)"},

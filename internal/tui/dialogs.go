@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,11 +40,15 @@ type listDialog struct {
 	matchesFor string
 	// asking, when set, reads a line (a new title) for the item.
 	asking *lineQuestion
+	// other, when set, offers the filter's text itself as an item whose
+	// detail it is, when no item has that value.
+	other string
 }
 
 // lineQuestion reads a line of text in a dialog.
 type lineQuestion struct {
 	label, value string
+	secret       bool // drawn as dots
 	item         listItem
 	done         func(m *Model, it listItem, value string) tea.Cmd
 }
@@ -73,6 +78,18 @@ func (d *listDialog) shown() []listItem {
 	if d.filter == "" {
 		return d.items
 	}
+	if d.other != "" {
+		out := d.matching()
+		if !slices.ContainsFunc(d.items, func(it listItem) bool { return it.value == d.filter }) {
+			out = append(slices.Clip(out), listItem{label: d.filter, detail: d.other, value: d.filter})
+		}
+		return out
+	}
+	return d.matching()
+}
+
+// matching is the items matching the filter.
+func (d *listDialog) matching() []listItem {
 	if d.fuzzy {
 		if d.matches == nil || d.matchesFor != d.filter {
 			d.matches, d.matchesFor = fuzzyItems(d.items, d.filter), d.filter
@@ -254,7 +271,7 @@ func modelsDialog(cat client.ModelCatalog) *listDialog {
 		add(ref, "")
 	}
 	if len(d.items) == 0 {
-		d.text = []string{"No model is available. Set a provider's API key, or run codeloop auth login."}
+		d.text = []string{"No model is available: /connect adds a provider's key."}
 	}
 	return d
 }
@@ -326,7 +343,11 @@ func (m *Model) listView(width, height int) []string {
 		head = append(head, "> "+d.filter+"▏")
 	}
 	if q := d.asking; q != nil {
-		body := fit([]string{q.label}, []string{"> " + q.value + "▏"}, 0, []string{th.faint.Render("Enter save · Esc back")}, height-2)
+		value := q.value
+		if q.secret {
+			value = strings.Repeat("•", utf8.RuneCountInString(value))
+		}
+		body := fit([]string{q.label}, []string{"> " + value + "▏"}, 0, []string{th.faint.Render("Enter save · Esc back")}, height-2)
 		return frame(th, d.title, body, width)
 	}
 	if d.pick == nil && len(d.items) == 0 {

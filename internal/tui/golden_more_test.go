@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/codeloop/codeloop/internal/client"
 )
 
@@ -44,6 +46,14 @@ var moreGoldens = []struct {
 	{"context", 80, 24, contextOpen},
 	{"context", 120, 35, contextOpen},
 	{"context", 200, 60, contextOpen},
+	{"connect", 40, 12, connectOpen},
+	{"connect", 80, 24, connectOpen},
+	{"connect", 120, 35, connectOpen},
+	{"connect", 200, 60, connectOpen},
+	{"connect-key", 40, 12, connectKey},
+	{"connect-key", 80, 24, connectKey},
+	{"connect-key", 120, 35, connectKey},
+	{"connect-key", 200, 60, connectKey},
 	{"start", 80, 24, startScreen},
 	{"start", 120, 35, startScreen},
 	{"palette", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")) }},
@@ -86,4 +96,13 @@ func startScreen(m *Model) {
 		{ID: "ses_2", Title: "Fix the greeting", Time: client.SessionTime{Updated: clock.Add(-2 * time.Hour).UnixMilli()}},
 		{ID: "ses_1", Title: "Add a farewell", Time: client.SessionTime{Updated: clock.Add(-50 * time.Hour).UnixMilli()}},
 	}
+}
+
+// connectOpen is /connect's list of providers.
+func connectOpen(m *Model) { m.slash("connect", "") }
+
+// connectKey is /connect's key field, a key pasted.
+func connectKey(m *Model) {
+	connectOpen(m)
+	send(m, keyPress("enter"), tea.PasteMsg{Content: "sk-ant-0123456789"})
 }

@@ -49,6 +49,7 @@ func actions() []action {
 		{"session_new", "New session", "<leader>n", slash("new")},
 		{"session_list", "Switch session", "<leader>l", slash("sessions")},
 		{"model_list", "Choose the model", "<leader>m", slash("models")},
+		{"provider_connect", "Connect a provider", "none", slash("connect")},
 		{"agent_list", "Choose the agent", "<leader>a", slash("agents")},
 		{"agent_cycle", "Next agent", "tab", func(m *Model) tea.Cmd { m.cycleAgent(1); return nil }},
 		{"agent_cycle_reverse", "Previous agent", "shift+tab", func(m *Model) tea.Cmd { m.cycleAgent(-1); return nil }},

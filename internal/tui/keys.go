@@ -128,6 +128,9 @@ func (m *Model) paste(text string) tea.Cmd {
 		return nil
 	}
 	if m.dialog != nil {
+		if q := m.dialog.asking; q != nil {
+			q.value += strings.TrimSpace(strings.ReplaceAll(text, "\n", ""))
+		}
 		return nil
 	}
 	return m.pasteIntoEditor(text)
@@ -211,6 +214,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.scrollback()
 	case "context":
 		return m.openContext()
+	case "connect":
+		return m.openConnect()
 	case "mouse":
 		m.opts.NoMouse = !m.opts.NoMouse
 		m.layout()

@@ -283,6 +283,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.serversMsg(msg)
 	case contextMsg:
 		return m, m.contextMsg(msg)
+	case connectedMsg:
+		return m, m.connected(msg)
 	case tickMsg:
 		if msg.tag != m.spinTag || !m.busy() {
 			return m, nil

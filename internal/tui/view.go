@@ -225,7 +225,7 @@ func (m *Model) statusLine() string {
 }
 
 // noModel is what the status line says when no model can answer.
-const noModel = "no model: set a provider's API key or run codeloop auth login"
+const noModel = "no model: /connect adds a provider's key"
 
 // modelName is the model the next prompt goes to, as provider/model.
 func (m *Model) modelName() string {

@@ -57,3 +57,12 @@ func (c *Client) ContextUsage(ctx context.Context, sessionID string) (client.Con
 	}
 	return out, nil
 }
+
+// SetAuth stores a provider's API key in auth.json and reads the
+// providers again.
+func (c *Client) SetAuth(_ context.Context, providerID string, in client.Auth) error {
+	if in.Type != "" && in.Type != "api" {
+		return &client.UnsupportedError{Op: "storing a " + in.Type + " credential", Reason: "only API keys can be stored here; run codeloop auth login"}
+	}
+	return c.app.Models.SetKey(providerID, in.Key)
+}

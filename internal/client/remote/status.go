@@ -27,3 +27,9 @@ func (c *Client) ContextUsage(ctx context.Context, sessionID string) (client.Con
 	_, err := c.do(ctx, request{route: wire.SessionContext, params: []string{sessionID}, out: &out})
 	return out, err
 }
+
+// SetAuth is not offered over the API yet: a key is stored on the
+// server's machine.
+func (c *Client) SetAuth(context.Context, string, client.Auth) error {
+	return &client.UnsupportedError{Op: "storing a key through the server", Reason: "run codeloop auth login on the server's machine"}
+}
