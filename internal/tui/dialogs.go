@@ -56,6 +56,9 @@ type lineQuestion struct {
 type listItem struct {
 	label, detail string
 	value         string
+	// preview is shown under the list while the item is selected, and
+	// the filter matches it too.
+	preview string
 	armed         bool // a destructive action waits for its second press
 }
 
@@ -99,7 +102,7 @@ func (d *listDialog) matching() []listItem {
 	f := strings.ToLower(d.filter)
 	var out []listItem
 	for _, it := range d.items {
-		if strings.Contains(strings.ToLower(it.label+" "+it.detail+" "+it.value), f) {
+		if strings.Contains(strings.ToLower(it.label+" "+it.detail+" "+it.value+" "+it.preview), f) {
 			out = append(out, it)
 		}
 	}
@@ -195,27 +198,37 @@ func (m *Model) openSessions() tea.Cmd {
 		current = m.sess.ID
 	}
 	return func() tea.Msg {
-		list, err := c.ListSessions(ctx, client.ListSessionsOptions{Roots: true})
+		list, err := c.ListSessions(ctx, client.ListSessionsOptions{Roots: true, Details: true})
 		if err != nil {
 			return listMsg{err: err}
 		}
-		d := &listDialog{title: "Sessions", pick: func(m *Model, it listItem) tea.Cmd {
-			m.parents = nil
-			return m.openSessionCmd(it.value)
-		}, actions: sessionActions(), hint: "^R rename · ^D delete · ^F fork"}
-		for i, s := range list {
-			detail := ago(now, time.UnixMilli(s.Time.Updated))
-			if s.ID == current {
-				detail += " · current"
-				d.sel = i
-			}
-			d.items = append(d.items, listItem{label: s.Title, detail: detail, value: s.ID})
-		}
-		if len(d.items) == 0 {
-			d.text = []string{"No sessions yet in this project."}
-		}
-		return listMsg{dialog: d}
+		return listMsg{dialog: sessionsDialog(list, current, now)}
 	}
+}
+
+// sessionsDialog lists sessions, newest activity first, each with its
+// number of messages and last activity; the selected one's first message
+// shows under the list, and the filter matches it too.
+func sessionsDialog(list []client.Session, current string, now time.Time) *listDialog {
+	d := &listDialog{title: "Sessions", pick: func(m *Model, it listItem) tea.Cmd {
+		m.parents = nil
+		return m.openSessionCmd(it.value)
+	}, actions: sessionActions(), hint: "^R rename · ^D delete · ^F fork"}
+	for i, s := range list {
+		detail := ago(now, time.UnixMilli(s.Time.Updated))
+		if s.Messages > 0 {
+			detail = plural(s.Messages, "message") + " · " + detail
+		}
+		if s.ID == current {
+			detail += " · current"
+			d.sel = i
+		}
+		d.items = append(d.items, listItem{label: s.Title, detail: detail, value: s.ID, preview: s.Preview})
+	}
+	if len(d.items) == 0 {
+		d.text = []string{"No sessions yet in this project."}
+	}
+	return d
 }
 
 // openModels lists the models, the recent ones first.
@@ -379,7 +392,20 @@ func (m *Model) listView(width, height int) []string {
 	if d.hint != "" {
 		hint = d.hint + " · " + hint
 	}
-	return frame(th, d.title, fit(head, choices, sel, []string{th.faint.Render(hint)}, height-2), width)
+	tail := []string{th.faint.Render(hint)}
+	if shown := d.shown(); d.sel < len(shown) && shown[d.sel].preview != "" && height >= 16 {
+		// The selected item's preview, two lines at most, above the hint.
+		lines := wrapLine(shown[d.sel].preview, max(width-6, 10), nil)
+		if len(lines) > 2 {
+			lines = lines[:2]
+			lines[1] = truncate(lines[1]+" …", max(width-6, 10))
+		}
+		for i := range lines {
+			lines[i] = th.faint.Render("┊ " + lines[i])
+		}
+		tail = append(lines, tail...)
+	}
+	return frame(th, d.title, fit(head, choices, sel, tail, height-2), width)
 }
 
 // textPage is the part of a page of text that fits in room lines, from
@@ -442,4 +468,12 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return t.Format("2006-01-02")
+}
+
+// plural is n and the word, with an s unless n is one.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

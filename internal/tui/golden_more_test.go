@@ -62,6 +62,11 @@ var moreGoldens = []struct {
 	{"question-typing", 80, 24, questionTyping},
 	{"question-typing", 120, 35, questionTyping},
 	{"question-typing", 200, 60, questionTyping},
+	{"sessions", 40, 12, sessionPicker},
+	{"sessions", 80, 24, sessionPicker},
+	{"sessions", 120, 35, sessionPicker},
+	{"sessions", 200, 60, sessionPicker},
+	{"sessions-filtered", 80, 24, func(m *Model) { sessionPicker(m); send(m, typedKeys("race")...) }},
 	{"start", 80, 24, startScreen},
 	{"start", 120, 35, startScreen},
 	{"palette", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")) }},
@@ -113,4 +118,18 @@ func connectOpen(m *Model) { m.slash("connect", "") }
 func connectKey(m *Model) {
 	connectOpen(m)
 	send(m, keyPress("enter"), tea.PasteMsg{Content: "sk-ant-0123456789"})
+}
+
+// pickerSessions are sessions as the picker lists them.
+var pickerSessions = []client.Session{
+	{ID: "ses_3", Title: "Fix the greeting", Messages: 14, Preview: "The greeting is printed twice when the program starts; find the double call and remove it, then document the change in docs/greeting.md.",
+		Time: client.SessionTime{Updated: clock.Add(-2 * time.Hour).UnixMilli()}},
+	{ID: "ses_2", Title: "Add a farewell", Messages: 1, Preview: "Add a farewell message.", Time: client.SessionTime{Updated: clock.Add(-50 * time.Hour).UnixMilli()}},
+	{ID: "ses_1", Title: "Set up CI", Messages: 230, Preview: "Write a CI script that runs go vet and the tests with the race detector.",
+		Time: client.SessionTime{Updated: clock.Add(-24 * 9 * time.Hour).UnixMilli()}},
+}
+
+// sessionPicker is the session picker over pickerSessions.
+func sessionPicker(m *Model) {
+	send(m, listMsg{dialog: sessionsDialog(pickerSessions, "ses_3", clock)})
 }

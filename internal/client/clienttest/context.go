@@ -11,7 +11,8 @@ import (
 
 // contextUsage answers a prompt in a project with an instruction file and
 // checks the context's breakdown: every part counted, the instruction
-// file on its own line, the model's window and what it counted.
+// file on its own line, the model's window and what it counted; and the
+// session's details as a picker lists them.
 func (s suite) contextUsage(t *testing.T) {
 	rules := "# Rules\n\n" + strings.Repeat("Always write tests before code. ", 40) + "\n"
 	c, _ := s.start(t, "step\ntext "+strings.Repeat("All right. ", 20)+"\nfinish stop input=900 output=60\n", "",
@@ -54,6 +55,13 @@ func (s suite) contextUsage(t *testing.T) {
 	// four characters.
 	if lo, hi := int64(len(rules)/4), int64(len(rules)/4+len(file.Name)); file.Tokens < lo || file.Tokens > hi {
 		t.Errorf("AGENTS.md counts %d tokens, want %d to %d", file.Tokens, lo, hi)
+	}
+	list := must(c.ListSessions(ctx, client.ListSessionsOptions{Details: true}))(t)
+	if len(list) != 1 || list[0].Messages != 2 || list[0].Preview != "hello" {
+		t.Errorf("sessions with details: %+v; want one of 2 messages starting with hello", list)
+	}
+	if plain := must(c.ListSessions(ctx, client.ListSessionsOptions{}))(t); len(plain) != 1 || plain[0].Preview != "" {
+		t.Errorf("sessions without details: %+v", plain)
 	}
 	if _, err := c.ContextUsage(ctx, "ses_missing"); !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("a missing session: %v, want ErrNotFound", err)
