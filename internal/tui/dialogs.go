@@ -59,7 +59,7 @@ type listItem struct {
 	// preview is shown under the list while the item is selected, and
 	// the filter matches it too.
 	preview string
-	armed         bool // a destructive action waits for its second press
+	armed   bool // a destructive action waits for its second press
 }
 
 // listMsg carries a dialog whose items were loaded.
