@@ -134,6 +134,7 @@ func builtinCommands() []client.Command {
 		{Name: "theme", Description: "choose the colours"},
 		{Name: "copy", Description: "copy the last answer (or the selected tool call's output)"},
 		{Name: "select", Description: "select messages to copy (Ctrl+S)"},
+		{Name: "timeline", Description: "jump to one of your messages in the session"},
 		{Name: "search", Description: "search the transcript (Ctrl+F)", Hints: []string{"TEXT"}},
 		{Name: "scrollback", Description: "write the transcript to the terminal's scrollback"},
 		{Name: "mouse", Description: "leave the mouse to the terminal's own selection, or take it back"},

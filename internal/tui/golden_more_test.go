@@ -67,6 +67,10 @@ var moreGoldens = []struct {
 	{"sessions", 120, 35, sessionPicker},
 	{"sessions", 200, 60, sessionPicker},
 	{"sessions-filtered", 80, 24, func(m *Model) { sessionPicker(m); send(m, typedKeys("race")...) }},
+	{"timeline", 40, 12, timelineOpen},
+	{"timeline", 80, 24, timelineOpen},
+	{"timeline", 120, 35, timelineOpen},
+	{"timeline", 200, 60, timelineOpen},
 	{"start", 80, 24, startScreen},
 	{"start", 120, 35, startScreen},
 	{"palette", 80, 24, func(m *Model) { sidebarSession(m); send(m, keyPress("ctrl+p")) }},
@@ -132,4 +136,21 @@ var pickerSessions = []client.Session{
 // sessionPicker is the session picker over pickerSessions.
 func sessionPicker(m *Model) {
 	send(m, listMsg{dialog: sessionsDialog(pickerSessions, "ses_3", clock)})
+}
+
+// timelineOpen is the timeline of a session of three prompts.
+func timelineOpen(m *Model) {
+	sidebarSession(m)
+	at := func(msg client.Message, ago time.Duration) client.Message {
+		msg.Info.Time.Created = clock.Add(-ago).UnixMilli()
+		return msg
+	}
+	msgs := []client.Message{
+		at(userMsg("msg_01", "Greet only once and document it"), 3*time.Hour),
+		answer("msg_02", "msg_01", 42000, text("Done.")),
+		at(userMsg("msg_03", "Now add a farewell message that is printed when the program ends, after everything else has run"), 2*time.Hour),
+		answer("msg_04", "msg_03", 43000, text("Done.")),
+		at(userMsg("msg_05", "Run the tests"), 5*time.Minute),
+	}
+	send(m, listMsg{dialog: timelineDialog(msgs, clock)})
 }

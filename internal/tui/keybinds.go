@@ -71,6 +71,7 @@ func actions() []action {
 			return m.maybeLoadOlder()
 		}},
 		{"messages_last", "Go to the last message", "ctrl+end", func(m *Model) tea.Cmd { m.tr.follow = true; return nil }},
+		{"session_timeline", "Jump to one of your messages", "<leader>g", slash("timeline")},
 		{"messages_search", "Search the transcript", "ctrl+f", func(m *Model) tea.Cmd { return m.openSearch("") }},
 		{"messages_select", "Select messages to copy", "ctrl+s", func(m *Model) tea.Cmd { return m.startSelection("") }},
 		{"tool_previous", "Select the tool call before", "alt+up", func(m *Model) tea.Cmd { m.selectTool(-1); return nil }},

@@ -214,6 +214,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.scrollback()
 	case "context":
 		return m.openContext()
+	case "timeline":
+		return m.openTimeline()
 	case "connect":
 		return m.openConnect()
 	case "mouse":

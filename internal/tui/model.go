@@ -113,6 +113,9 @@ type Model struct {
 	leaderOn int
 	// recent are the project's newest sessions, for the start screen.
 	recent []client.Session
+	// jump is the message the timeline chose, while older pages are read
+	// to reach it.
+	jump string
 	// mcp and lsp are the MCP and language servers' states.
 	mcp      map[string]client.MCPStatus
 	lsp      []client.LSPStatus
@@ -226,6 +229,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.olderMsg(msg)
 		if m.find.active() {
 			m.research(false)
+		}
+		if m.jump != "" {
+			cmd = tea.Batch(cmd, m.continueJump())
 		}
 		return m, cmd
 	case tea.MouseMsg:
