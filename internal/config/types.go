@@ -62,9 +62,9 @@ type Config struct {
 	TUI               TUI                 `json:"tui,omitzero" jsonschema:"settings of the terminal interface (see docs/tui.md)"`
 	// Keybinds and Theme are where OpenCode's older files keep the
 	// interface's keybinds and theme; Interface folds them under TUI.
-	Keybinds map[string]string `json:"keybinds,omitempty" jsonschema:"OpenCode's older place for the interface's keybinds; tui.keybinds wins for an action named in both"`
-	Theme    Theme             `json:"theme,omitempty" jsonschema:"OpenCode's older place for the interface's theme; tui.theme wins"`
-	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
+	Keybinds     map[string]string `json:"keybinds,omitempty" jsonschema:"OpenCode's older place for the interface's keybinds; tui.keybinds wins for an action named in both"`
+	Theme        Theme             `json:"theme,omitempty" jsonschema:"OpenCode's older place for the interface's theme; tui.theme wins"`
+	Experimental Experimental      `json:"experimental,omitzero" jsonschema:"experimental settings"`
 }
 
 // Hooks are hook groups by event name (PreToolUse, Stop, ...), in the shape
