@@ -45,3 +45,24 @@ func TestQuestionChoicesAndText(t *testing.T) {
 		t.Errorf("the second question is not shown:\n%s", s)
 	}
 }
+
+// TestReasoningFolds: a finished reasoning shows folded to one line with
+// its length; /thinking shows it in full, and again folds it.
+func TestReasoningFolds(t *testing.T) {
+	m := testModel(t, 100, 30)
+	reasoning := client.Part{Type: client.PartReasoning, Text: "First, read the file.\nThen find the double call.",
+		Time: &client.PartTime{Start: 1, End: 2}}
+	send(m, sessionMsg{sess: goldenSession(), msgs: []client.Message{userMsg("msg_01", "Fix it"),
+		answer("msg_02", "msg_01", 1000, reasoning, text("Fixed."))}})
+	if s := screen(m); !strings.Contains(s, "Thought (2 lines)") || strings.Contains(s, "double call") {
+		t.Fatalf("the reasoning is not folded:\n%s", s)
+	}
+	m.slash("thinking", "")
+	if s := screen(m); !strings.Contains(s, "Thinking:") || !strings.Contains(s, "Then find the double call.") {
+		t.Fatalf("/thinking did not unfold it:\n%s", s)
+	}
+	m.slash("thinking", "")
+	if s := screen(m); strings.Contains(s, "double call") {
+		t.Errorf("/thinking again did not fold it:\n%s", s)
+	}
+}
