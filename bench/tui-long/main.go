@@ -8,6 +8,8 @@
 //	go run ./bench/tui-long                       # 1,000 and 10,000 messages
 //	go run ./bench/tui-long -sizes 10000 -runs 3
 //
+//	go run ./bench/tui-long -typing               # keys typed while an answer streams, 10,000 messages
+//
 // Run it from the module root; it needs Go, git and tmux.
 package main
 
@@ -39,8 +41,15 @@ func main() {
 	width := flag.Int("w", 120, "terminal width")
 	height := flag.Int("h", 40, "terminal height")
 	keep := flag.Bool("keep", false, "keep the scratch directories")
+	typingOnly := flag.Bool("typing", false, "time keys typed while an answer streams at 200 tokens/s, in a session of the last of -sizes (10,000 when -sizes is not given)")
 	flag.Parse()
-	if err := run(context.Background(), *bin, *sizes, *runs, *width, *height, *keep); err != nil {
+	if *typingOnly {
+		if !isFlagSet("sizes") {
+			*sizes = "10000"
+		}
+		*sizes = (*sizes)[strings.LastIndex(*sizes, ",")+1:]
+	}
+	if err := run(context.Background(), *bin, *sizes, *runs, *width, *height, *keep, *typingOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "tui-long:", err)
 		os.Exit(1)
 	}
@@ -57,7 +66,14 @@ type result struct {
 	peakPaged int64           // peak resident bytes (VmHWM) by then
 }
 
-func run(ctx context.Context, bin, sizes string, runs, w, h int, keep bool) error {
+// isFlagSet reports whether the command line set the flag name.
+func isFlagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func run(ctx context.Context, bin, sizes string, runs, w, h int, keep, typingOnly bool) error {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return errors.New("tmux is not installed; install it to measure the interface")
 	}
@@ -74,6 +90,29 @@ func run(ctx context.Context, bin, sizes string, runs, w, h int, keep bool) erro
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("building codeloop: %v\n%s", err, out)
 		}
+	}
+	if typingOnly {
+		n, err := strconv.Atoi(strings.TrimSpace(sizes))
+		if err != nil || n < 2 {
+			return fmt.Errorf("bad size %q", sizes)
+		}
+		base, err := catBaseline(w, h)
+		if err != nil {
+			return fmt.Errorf("timing cat's echo: %w", err)
+		}
+		var idle, keys []time.Duration
+		for r := range runs {
+			i, k, err := typing(ctx, bin, filepath.Join(scratch, fmt.Sprintf("typing-%d", r)), n, w, h)
+			if err != nil {
+				return fmt.Errorf("typing, %d messages: %w", n, err)
+			}
+			idle, keys = append(idle, i...), append(keys, k...)
+		}
+		reportTyping(n, idle, keys, base, w, h)
+		if quantile(keys, 0.95) > typingBudget {
+			return fmt.Errorf("p95 key to frame %s is over the %s budget", ms(quantile(keys, 0.95)), ms(typingBudget))
+		}
+		return nil
 	}
 	base, err := baseline(w, h)
 	if err != nil {
@@ -327,12 +366,14 @@ type project struct {
 	close           func()
 }
 
-func newProject(ctx context.Context, bin, dir string) (*project, error) {
+// newProject makes the project; its model answers the seed's question,
+// then plays more.
+func newProject(ctx context.Context, bin, dir string, more ...fakellm.Step) (*project, error) {
 	p := &project{bin: bin, repo: filepath.Join(dir, "repo"), home: filepath.Join(dir, "home")}
 	answer := func(text string, u llm.Usage) fakellm.Step {
 		return append(fakellm.Text("t", text), fakellm.Finish(llm.FinishStop, u)...)
 	}
-	model := httptest.NewServer(fakellm.NewServer(answer("The first answer.", llm.Usage{Input: 900, Output: 5})))
+	model := httptest.NewServer(fakellm.NewServer(append([]fakellm.Step{answer("The first answer.", llm.Usage{Input: 900, Output: 5})}, more...)...))
 	titles := httptest.NewServer(fakellm.NewServer(answer("A long session", llm.Usage{Input: 50, Output: 3})))
 	p.close = func() {
 		model.Close()
@@ -371,7 +412,7 @@ func newProject(ctx context.Context, bin, dir string) (*project, error) {
 }
 
 func (p *project) env() []string {
-	return []string{
+	env := []string{
 		"HOME=" + p.home, "PATH=" + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(p.home, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(p.home, ".local", "share"),
@@ -379,6 +420,13 @@ func (p *project) env() []string {
 		"XDG_STATE_HOME=" + filepath.Join(p.home, ".local", "state"),
 		"GIT_CONFIG_NOSYSTEM=1",
 	}
+	// A binary built from ./bench/profiled profiles itself when asked.
+	for _, k := range []string{"CODELOOP_CPUPROFILE", "CODELOOP_TRACE"} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 func (p *project) exec(ctx context.Context, args ...string) ([]byte, error) {

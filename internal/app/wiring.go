@@ -180,3 +180,17 @@ func (r *runner) RunChild(ctx context.Context, req task.ChildRequest) (task.Chil
 	id, text, err := r.engine().RunChild(ctx, in)
 	return task.ChildResult{SessionID: id, Text: text}, err
 }
+
+// InstructionFiles lists the instruction files and URLs the system prompt
+// adds, each with the text it adds, for the context's breakdown.
+func (s *system) InstructionFiles(ctx context.Context) ([]session.NamedText, error) {
+	list, err := s.b.Instructions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]session.NamedText, 0, len(list))
+	for _, in := range list {
+		out = append(out, session.NamedText{Name: in.Source, Text: in.Text()})
+	}
+	return out, nil
+}

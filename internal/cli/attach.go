@@ -106,7 +106,7 @@ func (e *env) attach(cmd *cobra.Command, url string, o attachOptions) error {
 	// the terminal, not to the server's project.
 	if wd, err := os.Getwd(); err == nil {
 		if l, err := e.loadConfig(ctx, wd); err == nil {
-			o.tui.settings = l.Config.TUI
+			o.tui.settings = l.Config.Interface()
 		} else {
 			e.log.Warn("reading the local config for the interface's settings", "error", err)
 		}

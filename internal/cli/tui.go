@@ -110,7 +110,7 @@ func (e *env) tui(cmd *cobra.Command, args []string, o tuiOptions) error {
 		return err
 	}
 	o.dir = dir
-	o.settings = a.Config.Config.TUI
+	o.settings = a.Config.Config.Interface()
 	o.autoupdate = a.Config.Config.Autoupdate
 	return e.openTUI(ctx, c, o)
 }

@@ -101,6 +101,17 @@ type Client interface {
 	// Config returns the project's resolved config as JSON, in the shape
 	// of its config files.
 	Config(ctx context.Context) (json.RawMessage, error)
+	// MCPStatus reports the state of every configured MCP server by name.
+	MCPStatus(ctx context.Context) (map[string]MCPStatus, error)
+	// LSPStatus lists the language servers started so far.
+	LSPStatus(ctx context.Context) ([]LSPStatus, error)
+	// SetAuth stores a provider's credential where codeloop auth login
+	// does; the provider's models are in the catalog from the next Models
+	// call on.
+	SetAuth(ctx context.Context, providerID string, in Auth) error
+	// ContextUsage reports what fills a session's context window; the
+	// error wraps ErrNotFound when there is no such session.
+	ContextUsage(ctx context.Context, sessionID string) (ContextUsage, error)
 
 	// Close releases the client's resources.
 	Close() error

@@ -61,6 +61,10 @@ type Session struct {
 	Sandbox string `json:"sandbox,omitempty"`
 	// Revert is the point the session was reverted to, as stored.
 	Revert json.RawMessage `json:"revert,omitempty"`
+	// Messages counts the session's messages and Preview is the start of
+	// its first one, when listed with Details (codeloop's addition).
+	Messages int    `json:"messages,omitempty"`
+	Preview  string `json:"preview,omitempty"`
 }
 
 // SessionModel is the model a session last used.
@@ -124,6 +128,9 @@ type ListSessionsOptions struct {
 	Limit int `json:"limit,omitempty"`
 	// Search keeps the sessions whose title contains it, ignoring case.
 	Search string `json:"search,omitempty"`
+	// Details fills each session's Messages and Preview (codeloop's
+	// addition), which cost a few reads a session.
+	Details bool `json:"details,omitempty"`
 }
 
 // CreateSessionInput describes a new session.

@@ -16,7 +16,7 @@ import (
 type layer struct {
 	name string
 	cfg  *Config
-	keys []string // top-level keys in file order, legacy keys left out
+	keys []string // top-level keys in file order
 }
 
 // ParseOptions say how to resolve what a config text refers to.
@@ -76,9 +76,7 @@ func parseLayer(data []byte, opts ParseOptions) (*layer, error) {
 		return nil, err
 	}
 	for _, m := range obj.Members {
-		if key := m.Name.Value.(hujson.Literal).String(); !legacyKeys[key] {
-			l.keys = append(l.keys, key)
-		}
+		l.keys = append(l.keys, m.Name.Value.(hujson.Literal).String())
 	}
 	v.Standardize()
 	std := v.Pack()

@@ -89,7 +89,6 @@ func TestParseReference(t *testing.T) {
 	if err := json.Unmarshal(std, &want); err != nil {
 		t.Fatal(err)
 	}
-	delete(want, "theme") // legacy key, ignored
 	agent := want["agent"].(map[string]any)["review"].(map[string]any)
 	agent["options"] = map[string]any{"reasoningEffort": agent["reasoningEffort"]}
 	delete(agent, "reasoningEffort")

@@ -35,9 +35,10 @@ func Schema() (*jsonschema.Schema, error) {
 	for i, n := range ThemeNames {
 		themes[i] = n
 	}
+	// Any theme's name; the fixed ones are offered as examples.
 	types := map[reflect.Type]*jsonschema.Schema{
 		typeRaw:   any_(),
-		typeTheme: {Type: "string", Enum: themes},
+		typeTheme: {Type: "string", MinLength: jsonschema.Ptr(1), Examples: themes},
 		typePermission: union("an action for everything, or permission names mapped to an action or to patterns mapped to actions; later rules win",
 			action,
 			&jsonschema.Schema{Type: "object", AdditionalProperties: union("",
@@ -106,9 +107,6 @@ func Schema() (*jsonschema.Schema, error) {
 	for _, key := range []string{"lsp", "formatter"} {
 		p := s.Properties[key]
 		p.AnyOf = []*jsonschema.Schema{{Type: "boolean"}, {Type: "object", AdditionalProperties: &jsonschema.Schema{Type: "object"}}}
-	}
-	for key := range legacyKeys {
-		s.Properties[key] = &jsonschema.Schema{Deprecated: true, Description: "ignored: belongs in tui.json"}
 	}
 	return s, nil
 }

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// TestTUIKey: the tui key takes a theme among the known names, a mouse
-// switch and the scrollback switch, with their defaults when unset;
-// OpenCode's own interface settings under the same key still load.
+// TestTUIKey: the tui key takes any theme's name, a mouse switch and the
+// scrollback switch, with their defaults when unset; OpenCode's own
+// interface settings under the same key still load, and so do the
+// top-level theme and keybinds of its older files, under tui's.
 func TestTUIKey(t *testing.T) {
 	tests := []struct {
 		name, text string
@@ -22,9 +23,12 @@ func TestTUIKey(t *testing.T) {
 			theme: "light", scrollback: true},
 		{name: "plain", text: `{"tui": {"theme": "plain"}}`, theme: "plain", mouse: true},
 		{name: "OpenCode's settings", text: `{"tui": {"scroll_speed": 3, "scroll_acceleration": {"enabled": true}, "diff_style": "stacked"}}`, mouse: true},
-		{name: "the old top-level theme is ignored", text: `{"theme": "tokyonight"}`, mouse: true},
-		{name: "unknown theme", text: `{"tui": {"theme": "tokyonight"}}`, errSub: `tui.theme: want one of auto, dark, light, plain, got "tokyonight"`},
-		{name: "theme not a string", text: `{"tui": {"theme": 3}}`, errSub: "tui.theme: want one of auto, dark, light, plain, got a number"},
+		{name: "the old top-level theme", text: `{"theme": "tokyonight"}`, theme: "tokyonight", mouse: true},
+		{name: "tui's theme wins", text: `{"theme": "tokyonight", "tui": {"theme": "nord"}}`, theme: "nord", mouse: true},
+		{name: "any theme's name", text: `{"tui": {"theme": "my-theme-file"}}`, theme: "my-theme-file", mouse: true},
+		{name: "an empty theme", text: `{"tui": {"theme": " "}}`, errSub: "tui.theme: want a theme's name"},
+		{name: "theme not a string", text: `{"tui": {"theme": 3}}`, errSub: "tui.theme: want a theme's name"},
+		{name: "old keybinds not strings", text: `{"keybinds": {"leader": 1}}`, errSub: "keybinds.leader: want a string"},
 		{name: "mouse not a boolean", text: `{"tui": {"mouse": "off"}}`, errSub: "tui.mouse: want a boolean"},
 		{name: "a typo", text: `{"tui": {"mose": false}}`, errSub: `unknown key "mose" in tui`},
 	}
@@ -41,9 +45,10 @@ func TestTUIKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.TUI.Theme != tt.theme || cfg.TUI.MouseOn() != tt.mouse || cfg.TUI.ScrollbackOnExitOn() != tt.scrollback {
-				t.Errorf("theme %q, mouse %v, scrollback %v; want %q, %v, %v", cfg.TUI.Theme, cfg.TUI.MouseOn(),
-					cfg.TUI.ScrollbackOnExitOn(), tt.theme, tt.mouse, tt.scrollback)
+			ui := cfg.Interface()
+			if ui.Theme != tt.theme || ui.MouseOn() != tt.mouse || ui.ScrollbackOnExitOn() != tt.scrollback {
+				t.Errorf("theme %q, mouse %v, scrollback %v; want %q, %v, %v", ui.Theme, ui.MouseOn(),
+					ui.ScrollbackOnExitOn(), tt.theme, tt.mouse, tt.scrollback)
 			}
 		})
 	}
@@ -63,5 +68,25 @@ func TestTUIKeyMerge(t *testing.T) {
 	merge(global, project)
 	if global.TUI.Theme != "light" || global.TUI.MouseOn() {
 		t.Errorf("merged: theme %q, mouse %v; want light, false", global.TUI.Theme, global.TUI.MouseOn())
+	}
+}
+
+// TestLegacyKeybinds: OpenCode's top-level keybinds reach the interface,
+// under those of the tui key.
+func TestLegacyKeybinds(t *testing.T) {
+	cfg, err := Parse([]byte(`{"keybinds": {"leader": "ctrl+a", "session_new": "<leader>n", "sidebar_toggle": "<leader>s"},
+		"tui": {"keybinds": {"sidebar_toggle": "<leader>b"}}}`), ParseOptions{Name: "c.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cfg.Interface().Keybinds
+	want := map[string]string{"leader": "ctrl+a", "session_new": "<leader>n", "sidebar_toggle": "<leader>b"}
+	if len(got) != len(want) {
+		t.Fatalf("keybinds %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
 	}
 }

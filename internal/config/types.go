@@ -60,7 +60,11 @@ type Config struct {
 	Search            Search              `json:"search,omitzero" jsonschema:"the web search service of the websearch and codesearch tools, which are offered only when it is set"`
 	ACP               ACP                 `json:"acp,omitzero" jsonschema:"settings of codeloop acp, the Agent Client Protocol agent editors start"`
 	TUI               TUI                 `json:"tui,omitzero" jsonschema:"settings of the terminal interface (see docs/tui.md)"`
-	Experimental      Experimental        `json:"experimental,omitzero" jsonschema:"experimental settings"`
+	// Keybinds and Theme are where OpenCode's older files keep the
+	// interface's keybinds and theme; Interface folds them under TUI.
+	Keybinds     map[string]string `json:"keybinds,omitempty" jsonschema:"OpenCode's older place for the interface's keybinds; tui.keybinds wins for an action named in both"`
+	Theme        Theme             `json:"theme,omitempty" jsonschema:"OpenCode's older place for the interface's theme; tui.theme wins"`
+	Experimental Experimental      `json:"experimental,omitzero" jsonschema:"experimental settings"`
 }
 
 // Hooks are hook groups by event name (PreToolUse, Stop, ...), in the shape
@@ -326,7 +330,7 @@ type ACP struct {
 // interface under the same key; they are accepted and ignored, so its
 // files keep loading.
 type TUI struct {
-	Theme            Theme           `json:"theme,omitempty" jsonschema:"the colours: auto (from the terminal's background, the default), dark, light or plain (no colour); NO_COLOR always wins"`
+	Theme            Theme           `json:"theme,omitempty" jsonschema:"the colours: auto (from the terminal's background, the default), dark, light, plain (no colour), a built-in theme's name or a theme file's (see docs/tui.md); NO_COLOR always wins"`
 	Mouse            *bool           `json:"mouse,omitempty" jsonschema:"capture the mouse (default true): the wheel scrolls the transcript, a click selects a message; false leaves the mouse to the terminal"`
 	ScrollbackOnExit *bool           `json:"scrollback_on_exit,omitempty" jsonschema:"on quitting, write the session's transcript to the terminal's normal screen, where its scrollback keeps it (default false)"`
 	ScrollSpeed      json.RawMessage `json:"scroll_speed,omitempty" jsonschema:"OpenCode's; accepted and ignored"`
@@ -337,12 +341,35 @@ type TUI struct {
 	Keybinds map[string]string `json:"keybinds,omitempty" jsonschema:"keys of the interface's actions, as OpenCode's keybinds: an action's name to its comma-separated keys (<leader>n, ctrl+p, none); leader sets the leader key (see docs/tui.md)"`
 }
 
-// Theme names the interface's colours: one of ThemeNames, or empty for
-// auto.
+// Theme names the interface's colours: auto (or empty) for the
+// terminal's background, dark, light, plain, one of the built-in themes
+// or the name of a theme file (see docs/tui.md).
 type Theme string
 
-// ThemeNames are the values tui.theme takes.
+// ThemeNames are the themes every build has besides its named themes and
+// theme files.
 var ThemeNames = []string{"auto", "dark", "light", "plain"}
+
+// Interface returns the interface's settings: the tui key with the
+// top-level keybinds and theme of OpenCode's older files under it, those
+// of tui winning.
+func (c *Config) Interface() TUI {
+	t := c.TUI
+	if t.Theme == "" {
+		t.Theme = c.Theme
+	}
+	if len(c.Keybinds) > 0 {
+		binds := make(map[string]string, len(c.Keybinds)+len(t.Keybinds))
+		for k, v := range c.Keybinds {
+			binds[k] = v
+		}
+		for k, v := range t.Keybinds {
+			binds[k] = v
+		}
+		t.Keybinds = binds
+	}
+	return t
+}
 
 // MouseOn reports whether the interface captures the mouse (the default).
 func (t TUI) MouseOn() bool { return t.Mouse == nil || *t.Mouse }

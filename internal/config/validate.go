@@ -11,11 +11,6 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// legacyKeys are top-level keys OpenCode moved to its TUI config; they are
-// accepted and ignored so such files keep loading. (codeloop's own
-// interface settings are under "tui".)
-var legacyKeys = map[string]bool{"theme": true, "keybinds": true}
-
 // openTypes accept keys they do not declare (kept as options or extras).
 var openTypes = map[reflect.Type]bool{
 	reflect.TypeFor[Agent]():           true,
@@ -142,14 +137,12 @@ func (c *checker) check(v *hujson.Value, t reflect.Type, path string) error {
 			return nil
 		}
 	case typeTheme:
-		if k == '"' && slices.Contains(ThemeNames, v.Value.(hujson.Literal).String()) {
+		// Any name: the built-in themes and the theme files are the
+		// interface's to know; it says at start when none has the name.
+		if k == '"' && strings.TrimSpace(v.Value.(hujson.Literal).String()) != "" {
 			return nil
 		}
-		got := kindName(k)
-		if k == '"' {
-			got = fmt.Sprintf("%q", v.Value.(hujson.Literal).String())
-		}
-		return c.fail(v, path, "%s: want one of %s, got %s", path, strings.Join(ThemeNames, ", "), got)
+		return want("a theme's name (" + strings.Join(ThemeNames, ", ") + ", a built-in theme or a theme file)")
 	case typeRaw:
 		if path == "lsp" || path == "formatter" {
 			if k != 't' && k != 'f' && k != '{' {
@@ -265,9 +258,6 @@ func (c *checker) checkStruct(v *hujson.Value, t reflect.Type, path string) erro
 		m := &obj.Members[i]
 		key := m.Name.Value.(hujson.Literal).String()
 		idx, known := fields[key]
-		if t == typeConfig && legacyKeys[key] {
-			continue
-		}
 		if !known || !allowed(key) {
 			if openTypes[t] {
 				continue

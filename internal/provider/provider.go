@@ -79,12 +79,14 @@ package provider
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/llm"
@@ -199,9 +201,10 @@ type Model struct {
 type Registry struct {
 	opts Options
 
-	once      sync.Once
-	providers map[string]*Info
-	loadErr   error
+	// loaded is the providers built, nil until the first use and after
+	// Reload; loadMu serialises building them.
+	loaded atomic.Pointer[loadedProviders]
+	loadMu sync.Mutex
 
 	mu       sync.Mutex
 	adapters map[string]llm.Provider // by provider/model
@@ -232,19 +235,59 @@ func New(opts Options) *Registry {
 	return &Registry{opts: opts, adapters: map[string]llm.Provider{}, local: &localProbe{done: make(chan struct{})}}
 }
 
-func (r *Registry) load(ctx context.Context) error {
-	r.once.Do(func() { r.providers, r.loadErr = r.build(ctx) })
-	return r.loadErr
+// loadedProviders is one build of the usable providers.
+type loadedProviders struct {
+	byID map[string]*Info
+	err  error
+}
+
+// load returns the usable providers by id, building them on first use.
+func (r *Registry) load(ctx context.Context) (map[string]*Info, error) {
+	if l := r.loaded.Load(); l != nil {
+		return l.byID, l.err
+	}
+	r.loadMu.Lock()
+	defer r.loadMu.Unlock()
+	if l := r.loaded.Load(); l != nil {
+		return l.byID, l.err
+	}
+	byID, err := r.build(ctx)
+	r.loaded.Store(&loadedProviders{byID: byID, err: err})
+	return byID, err
+}
+
+// SetKey stores an API key for a provider in auth.json, the store
+// codeloop auth login writes, and reads the providers again, so the
+// provider is usable from the next call on.
+func (r *Registry) SetKey(providerID, key string) error {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return errors.New("no key given")
+	}
+	if r.opts.Auth.Content != "" {
+		return errors.New("credentials come from CODELOOP_AUTH_CONTENT; unset it to store a key")
+	}
+	if err := r.opts.Auth.Set(providerID, auth.Info{Type: "api", Key: key}); err != nil {
+		return err
+	}
+	r.loadMu.Lock()
+	r.loaded.Store(nil)
+	r.loadMu.Unlock()
+	r.mu.Lock()
+	clear(r.adapters) // an adapter keeps the key it was built with
+	r.mu.Unlock()
+	return nil
 }
 
 // Providers returns the usable providers in preference order (see the
 // package documentation).
 func (r *Registry) Providers(ctx context.Context) ([]*Info, error) {
-	if err := r.load(ctx); err != nil {
+	providers, err := r.load(ctx)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]*Info, 0, len(r.providers))
-	for _, p := range r.providers {
+	out := make([]*Info, 0, len(providers))
+	for _, p := range providers {
 		out = append(out, p)
 	}
 	slices.SortFunc(out, func(a, b *Info) int {
@@ -261,10 +304,11 @@ func (r *Registry) Providers(ctx context.Context) ([]*Info, error) {
 
 // Provider returns one usable provider.
 func (r *Registry) Provider(ctx context.Context, id string) (*Info, bool) {
-	if r.load(ctx) != nil {
+	providers, err := r.load(ctx)
+	if err != nil {
 		return nil, false
 	}
-	p, ok := r.providers[id]
+	p, ok := providers[id]
 	return p, ok
 }
 

@@ -61,14 +61,15 @@ func (r *Registry) Resolve(ctx context.Context, s string) (llm.Provider, llm.Mod
 // Lookup finds a usable provider and one of its models without building an
 // adapter.
 func (r *Registry) Lookup(ctx context.Context, s string) (*Info, *Model, error) {
-	if err := r.load(ctx); err != nil {
+	providers, err := r.load(ctx)
+	if err != nil {
 		return nil, nil, err
 	}
 	pid, mid := SplitModel(s)
 	if pid == "" || mid == "" {
 		return nil, nil, fmt.Errorf("model %q: want provider/model", s)
 	}
-	p, ok := r.providers[pid]
+	p, ok := providers[pid]
 	if !ok {
 		return nil, nil, &NotFoundError{Provider: pid, Hint: r.hint(pid)}
 	}

@@ -153,6 +153,18 @@ func (s *Server) operations() []*operation {
 			func(r *http.Request, _ none, _ none) (bool, error) {
 				return ok(c.RejectQuestion(r.Context(), r.PathValue("requestID")))
 			}),
+		route(s, wire.SessionContext,
+			func(r *http.Request, _ none, _ none) (client.ContextUsage, error) {
+				return c.ContextUsage(r.Context(), sid(r))
+			}),
+		route(s, wire.MCPStatus,
+			func(r *http.Request, _ none, _ none) (map[string]client.MCPStatus, error) {
+				return c.MCPStatus(r.Context())
+			}),
+		route(s, wire.LSPStatus,
+			func(r *http.Request, _ none, _ none) ([]client.LSPStatus, error) {
+				return list(c.LSPStatus(r.Context()))
+			}),
 	}
 	events := &operation{Method: wire.EventSubscribe.Method, Path: wire.EventSubscribe.Pattern, ID: wire.EventSubscribe.ID, Summary: wire.EventSubscribe.Summary,
 		Query: typeOf[wire.EventQuery](), Stream: true, handler: http.HandlerFunc(s.events)}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // clipboardTimeout bounds each attempt to copy.
@@ -82,9 +83,7 @@ type copiedMsg struct {
 	copyResult
 }
 
-// copyCmd copies text in the background. When no way works it also asks
-// the terminal to copy with OSC 52, which some terminals honour, and says
-// that the copy failed, since nothing confirms it.
+// copyCmd copies text in the background.
 func (m *Model) copyCmd(what, text string) tea.Cmd {
 	ctx, getenv := m.ctx, m.getenv
 	return func() tea.Msg {
@@ -92,12 +91,30 @@ func (m *Model) copyCmd(what, text string) tea.Cmd {
 	}
 }
 
-func (m *Model) copied(msg copiedMsg) tea.Cmd {
-	if msg.err != nil {
-		return tea.Batch(m.notify("copy failed: "+msg.err.Error()+"; also sent to the terminal (OSC 52), which may copy it", true),
-			tea.SetClipboard(m.lastCopy))
+// osc52 is the sequence that asks the terminal to put text on the system
+// clipboard; inside tmux it is wrapped in tmux's passthrough so that it
+// reaches the terminal tmux runs in.
+func osc52(text string, inTmux bool) string {
+	seq := ansi.SetSystemClipboard(text)
+	if inTmux {
+		return ansi.TmuxPassthrough(seq)
 	}
-	return m.notify(fmt.Sprintf("copied %s with %s", msg.what, msg.via), false)
+	return seq
+}
+
+// copied reports a copy. When no clipboard tool or tmux buffer took the
+// text, it is sent to the terminal with OSC 52, and the notice says that
+// nothing confirms it arrived: terminals do not answer it.
+func (m *Model) copied(msg copiedMsg) tea.Cmd {
+	if msg.err == nil {
+		return m.notify(fmt.Sprintf("copied %s with %s", msg.what, msg.via), false)
+	}
+	inTmux := m.getenv("TMUX") != ""
+	how := "sent %s to the terminal with OSC 52, which cannot confirm it (%v)"
+	if inTmux {
+		how = "sent %s to the terminal with OSC 52 through tmux (it needs set -g allow-passthrough on), which cannot confirm it (%v)"
+	}
+	return tea.Batch(m.notify(fmt.Sprintf(how, msg.what, msg.err), true), tea.Raw(osc52(m.lastCopy, inTmux)))
 }
 
 // copyLast copies the selected tool call's output, or else the newest

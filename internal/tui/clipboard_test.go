@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // TestCopyNoWay: with no clipboard tool on the PATH and outside tmux the
@@ -19,11 +21,37 @@ func TestCopyNoWay(t *testing.T) {
 	if r.err == nil || !strings.Contains(r.err.Error(), "no clipboard tool") {
 		t.Fatalf("copy: via %q, error %v", r.via, r.err)
 	}
-	m := testModel(t, 100, 24)
-	m.lastCopy = "some text"
-	m.Update(copiedMsg{what: "the last answer", copyResult: r})
-	if s := screen(m); !strings.Contains(s, "copy failed") || strings.Contains(s, "copied the") {
-		t.Errorf("the toast:\n%s", s)
+	for _, tc := range []struct {
+		tmux string
+		want string // the sequence sent to the terminal
+		says string
+	}{
+		{"", "\x1b]52;c;c29tZSB0ZXh0\x07", "with OSC 52, which cannot confirm it"},
+		{"/tmp/tmux-0/default,1,0", "\x1bPtmux;\x1b\x1b]52;c;c29tZSB0ZXh0\x07\x1b\\", "through tmux"},
+	} {
+		m := testModelIn(t, "", 200, 24)
+		m.opts.Getenv = func(k string) string {
+			if k == "TMUX" {
+				return tc.tmux
+			}
+			return ""
+		}
+		m.lastCopy = "some text"
+		_, cmd := m.Update(copiedMsg{what: "the last answer", copyResult: r})
+		if s := screen(m); !strings.Contains(s, tc.says) || strings.Contains(s, "copied the") {
+			t.Errorf("TMUX=%q: the toast:\n%s", tc.tmux, s)
+		}
+		sent := ""
+		if b, ok := cmd().(tea.BatchMsg); ok {
+			for _, c := range b {
+				if raw, ok := c().(tea.RawMsg); ok {
+					sent += fmt.Sprint(raw.Msg)
+				}
+			}
+		}
+		if sent != tc.want {
+			t.Errorf("TMUX=%q: sent %q to the terminal, want %q", tc.tmux, sent, tc.want)
+		}
 	}
 }
 
@@ -51,5 +79,27 @@ func TestCopyTmux(t *testing.T) {
 	}
 	if got, _ := exec.Command("tmux", "-L", sock, "show-buffer").Output(); string(got) != text {
 		t.Errorf("the tmux buffer holds %q", got)
+	}
+}
+
+// TestMouseToggle: /mouse leaves the mouse to the terminal, so its own
+// selection works, and hides the sidebar that would share the rows it
+// selects; /mouse again takes the mouse back.
+func TestMouseToggle(t *testing.T) {
+	m := testModel(t, 200, 40)
+	sidebarSession(m)
+	if m.View().MouseMode != tea.MouseModeCellMotion || !m.sidebarShown() {
+		t.Fatal("the view does not start with the mouse and the sidebar")
+	}
+	m.slash("mouse", "")
+	if m.View().MouseMode != tea.MouseModeNone {
+		t.Error("/mouse left the mouse captured")
+	}
+	if m.sidebarShown() || strings.Contains(screen(m), "Modified files") {
+		t.Errorf("the sidebar still shares the rows the terminal selects:\n%s", screen(m))
+	}
+	m.slash("mouse", "")
+	if m.View().MouseMode != tea.MouseModeCellMotion || !m.sidebarShown() {
+		t.Error("/mouse did not take the mouse back")
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,11 +40,15 @@ type listDialog struct {
 	matchesFor string
 	// asking, when set, reads a line (a new title) for the item.
 	asking *lineQuestion
+	// other, when set, offers the filter's text itself as an item whose
+	// detail it is, when no item has that value.
+	other string
 }
 
 // lineQuestion reads a line of text in a dialog.
 type lineQuestion struct {
 	label, value string
+	secret       bool // drawn as dots
 	item         listItem
 	done         func(m *Model, it listItem, value string) tea.Cmd
 }
@@ -51,7 +56,10 @@ type lineQuestion struct {
 type listItem struct {
 	label, detail string
 	value         string
-	armed         bool // a destructive action waits for its second press
+	// preview is shown under the list while the item is selected, and
+	// the filter matches it too.
+	preview string
+	armed   bool // a destructive action waits for its second press
 }
 
 // listMsg carries a dialog whose items were loaded.
@@ -73,6 +81,18 @@ func (d *listDialog) shown() []listItem {
 	if d.filter == "" {
 		return d.items
 	}
+	if d.other != "" {
+		out := d.matching()
+		if !slices.ContainsFunc(d.items, func(it listItem) bool { return it.value == d.filter }) {
+			out = append(slices.Clip(out), listItem{label: d.filter, detail: d.other, value: d.filter})
+		}
+		return out
+	}
+	return d.matching()
+}
+
+// matching is the items matching the filter.
+func (d *listDialog) matching() []listItem {
 	if d.fuzzy {
 		if d.matches == nil || d.matchesFor != d.filter {
 			d.matches, d.matchesFor = fuzzyItems(d.items, d.filter), d.filter
@@ -82,7 +102,7 @@ func (d *listDialog) shown() []listItem {
 	f := strings.ToLower(d.filter)
 	var out []listItem
 	for _, it := range d.items {
-		if strings.Contains(strings.ToLower(it.label+" "+it.detail+" "+it.value), f) {
+		if strings.Contains(strings.ToLower(it.label+" "+it.detail+" "+it.value+" "+it.preview), f) {
 			out = append(out, it)
 		}
 	}
@@ -178,27 +198,37 @@ func (m *Model) openSessions() tea.Cmd {
 		current = m.sess.ID
 	}
 	return func() tea.Msg {
-		list, err := c.ListSessions(ctx, client.ListSessionsOptions{Roots: true})
+		list, err := c.ListSessions(ctx, client.ListSessionsOptions{Roots: true, Details: true})
 		if err != nil {
 			return listMsg{err: err}
 		}
-		d := &listDialog{title: "Sessions", pick: func(m *Model, it listItem) tea.Cmd {
-			m.parents = nil
-			return m.openSessionCmd(it.value)
-		}, actions: sessionActions(), hint: "^R rename · ^D delete · ^F fork"}
-		for i, s := range list {
-			detail := ago(now, time.UnixMilli(s.Time.Updated))
-			if s.ID == current {
-				detail += " · current"
-				d.sel = i
-			}
-			d.items = append(d.items, listItem{label: s.Title, detail: detail, value: s.ID})
-		}
-		if len(d.items) == 0 {
-			d.text = []string{"No sessions yet in this project."}
-		}
-		return listMsg{dialog: d}
+		return listMsg{dialog: sessionsDialog(list, current, now)}
 	}
+}
+
+// sessionsDialog lists sessions, newest activity first, each with its
+// number of messages and last activity; the selected one's first message
+// shows under the list, and the filter matches it too.
+func sessionsDialog(list []client.Session, current string, now time.Time) *listDialog {
+	d := &listDialog{title: "Sessions", pick: func(m *Model, it listItem) tea.Cmd {
+		m.parents = nil
+		return m.openSessionCmd(it.value)
+	}, actions: sessionActions(), hint: "^R rename · ^D delete · ^F fork"}
+	for i, s := range list {
+		detail := ago(now, time.UnixMilli(s.Time.Updated))
+		if s.Messages > 0 {
+			detail = plural(s.Messages, "message") + " · " + detail
+		}
+		if s.ID == current {
+			detail += " · current"
+			d.sel = i
+		}
+		d.items = append(d.items, listItem{label: s.Title, detail: detail, value: s.ID, preview: s.Preview})
+	}
+	if len(d.items) == 0 {
+		d.text = []string{"No sessions yet in this project."}
+	}
+	return d
 }
 
 // openModels lists the models, the recent ones first.
@@ -254,7 +284,7 @@ func modelsDialog(cat client.ModelCatalog) *listDialog {
 		add(ref, "")
 	}
 	if len(d.items) == 0 {
-		d.text = []string{"No model is available. Set a provider's API key, or run codeloop auth login."}
+		d.text = []string{"No model is available: /connect adds a provider's key."}
 	}
 	return d
 }
@@ -326,7 +356,11 @@ func (m *Model) listView(width, height int) []string {
 		head = append(head, "> "+d.filter+"▏")
 	}
 	if q := d.asking; q != nil {
-		body := fit([]string{q.label}, []string{"> " + q.value + "▏"}, 0, []string{th.faint.Render("Enter save · Esc back")}, height-2)
+		value := q.value
+		if q.secret {
+			value = strings.Repeat("•", utf8.RuneCountInString(value))
+		}
+		body := fit([]string{q.label}, []string{"> " + value + "▏"}, 0, []string{th.faint.Render("Enter save · Esc back")}, height-2)
 		return frame(th, d.title, body, width)
 	}
 	if d.pick == nil && len(d.items) == 0 {
@@ -358,7 +392,20 @@ func (m *Model) listView(width, height int) []string {
 	if d.hint != "" {
 		hint = d.hint + " · " + hint
 	}
-	return frame(th, d.title, fit(head, choices, sel, []string{th.faint.Render(hint)}, height-2), width)
+	tail := []string{th.faint.Render(hint)}
+	if shown := d.shown(); d.sel < len(shown) && shown[d.sel].preview != "" && height >= 16 {
+		// The selected item's preview, two lines at most, above the hint.
+		lines := wrapLine(shown[d.sel].preview, max(width-6, 10), nil)
+		if len(lines) > 2 {
+			lines = lines[:2]
+			lines[1] = truncate(lines[1]+" …", max(width-6, 10))
+		}
+		for i := range lines {
+			lines[i] = th.faint.Render("┊ " + lines[i])
+		}
+		tail = append(lines, tail...)
+	}
+	return frame(th, d.title, fit(head, choices, sel, tail, height-2), width)
 }
 
 // textPage is the part of a page of text that fits in room lines, from
@@ -421,4 +468,12 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return t.Format("2006-01-02")
+}
+
+// plural is n and the word, with an s unless n is one.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

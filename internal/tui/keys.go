@@ -128,6 +128,9 @@ func (m *Model) paste(text string) tea.Cmd {
 		return nil
 	}
 	if m.dialog != nil {
+		if q := m.dialog.asking; q != nil {
+			q.value += strings.TrimSpace(strings.ReplaceAll(text, "\n", ""))
+		}
 		return nil
 	}
 	return m.pasteIntoEditor(text)
@@ -209,6 +212,19 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.startSelection("")
 	case "scrollback":
 		return m.scrollback()
+	case "context":
+		return m.openContext()
+	case "timeline":
+		return m.openTimeline()
+	case "connect":
+		return m.openConnect()
+	case "mouse":
+		m.opts.NoMouse = !m.opts.NoMouse
+		m.layout()
+		if m.opts.NoMouse {
+			return m.notify("the mouse is the terminal's: select text with it as usual; /mouse takes it back", false)
+		}
+		return m.notify("the mouse scrolls and selects messages again", false)
 	case "details":
 		m.details = !m.details
 		for _, e := range m.tr.entries {

@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/codeloop/codeloop/internal/client"
 )
@@ -111,7 +112,13 @@ type Model struct {
 	keys     keymap
 	leaderOn int
 	// recent are the project's newest sessions, for the start screen.
-	recent   []client.Session
+	recent []client.Session
+	// jump is the message the timeline chose, while older pages are read
+	// to reach it.
+	jump string
+	// mcp and lsp are the MCP and language servers' states.
+	mcp      map[string]client.MCPStatus
+	lsp      []client.LSPStatus
 	escArmed int // the sequence of the Esc press that arms an interrupt, 0 when none
 	seq      int // sequence of timed things (toasts, Esc presses)
 	sessErr  int // numbers session errors, for their keys
@@ -194,6 +201,12 @@ func (m *Model) Init() tea.Cmd {
 	if !m.noColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
+	if m.getenv("SSH_TTY") != "" {
+		// Bubble Tea asks the terminal whether it draws synchronized
+		// updates (mode 2026) except over SSH; its answer is as good
+		// there, so ask, and frames are wrapped once it says yes.
+		cmds = append(cmds, tea.Raw(ansi.RequestModeSynchronizedOutput))
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -216,6 +229,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.olderMsg(msg)
 		if m.find.active() {
 			m.research(false)
+		}
+		if m.jump != "" {
+			cmd = tea.Batch(cmd, m.continueJump())
 		}
 		return m, cmd
 	case tea.MouseMsg:
@@ -269,6 +285,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case listMsg:
 		return m, m.listMsg(msg)
+	case serversMsg:
+		return m, m.serversMsg(msg)
+	case contextMsg:
+		return m, m.contextMsg(msg)
+	case connectedMsg:
+		return m, m.connected(msg)
 	case tickMsg:
 		if msg.tag != m.spinTag || !m.busy() {
 			return m, nil
@@ -300,7 +322,7 @@ func (m *Model) loadedMsg(msg loadedMsg) tea.Cmd {
 	if m.agent == "" {
 		m.agent = m.defaultAgent()
 	}
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.fetchServers(0)}
 	if msg.events != nil {
 		cmds = append(cmds, m.waitEvents())
 	}

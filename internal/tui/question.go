@@ -35,8 +35,10 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 		case "esc":
 			d.typing = false
 		case "enter":
-			if strings.TrimSpace(d.text) != "" {
-				return m.answer(req, []string{strings.TrimSpace(d.text)})
+			if text := strings.TrimSpace(d.text); text != "" {
+				// A question taking several answers keeps the options
+				// ticked beside the typed one.
+				return m.answer(req, append(d.ticked(q), text))
 			}
 		case "backspace":
 			if r := []rune(d.text); len(r) > 0 {
@@ -66,20 +68,27 @@ func (m *Model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 			d.typing = true
 			return nil
 		}
-		var labels []string
-		if q.Multiple {
-			for i, o := range q.Options {
-				if d.picked[i] {
-					labels = append(labels, o.Label)
-				}
-			}
-		}
+		labels := d.ticked(q)
 		if len(labels) == 0 {
 			labels = []string{q.Options[d.sel].Label}
 		}
 		return m.answer(req, labels)
 	}
 	return nil
+}
+
+// ticked is the labels of the options ticked, for a question taking
+// several answers.
+func (d *questionDialog) ticked(q client.QuestionInfo) []string {
+	var labels []string
+	if q.Multiple {
+		for i, o := range q.Options {
+			if d.picked[i] {
+				labels = append(labels, o.Label)
+			}
+		}
+	}
+	return labels
 }
 
 // answer records the answer to the current question and sends them all
@@ -114,6 +123,9 @@ func (m *Model) questionView(width, height int) []string {
 	if d.typing {
 		choices = []string{"> " + d.text + "▏"}
 		sel = 0
+		if t := d.ticked(q); len(t) > 0 {
+			head = append(head, th.faint.Render("with the options ticked: "+strings.Join(t, ", ")))
+		}
 		tail = []string{th.faint.Render("Enter send · Esc back")}
 	} else {
 		for i, o := range q.Options {

@@ -62,8 +62,8 @@ func (m *Model) noteChanges(key string, p client.Part) {
 }
 
 // sidebarShown reports whether the sidebar is drawn: by default from
-// sidebarAutoWidth columns, or as toggled, when the transcript keeps
-// room beside it.
+// sidebarAutoWidth columns while the view has the mouse, or as toggled,
+// when the transcript keeps room beside it.
 func (m *Model) sidebarShown() bool {
 	if m.width-sidebarWidth-1 < sidebarMinRest {
 		return false
@@ -74,7 +74,9 @@ func (m *Model) sidebarShown() bool {
 	case -1:
 		return false
 	}
-	return m.width >= sidebarAutoWidth
+	// With the mouse left to the terminal, its selection takes whole
+	// rows: the sidebar shows only when asked for.
+	return m.width >= sidebarAutoWidth && !m.opts.NoMouse
 }
 
 // trWidth is the transcript's width: the screen's, less the sidebar's.
@@ -98,8 +100,8 @@ func (m *Model) toggleSidebar() tea.Cmd {
 	return nil
 }
 
-// sidebar draws the sidebar's lines: the context, the files changed and
-// the todo list.
+// sidebar draws the sidebar's lines: the context, the files changed, the
+// todo list and the MCP and language servers.
 func (m *Model) sidebar(height int) []string {
 	th := &m.theme
 	w := sidebarWidth - 2
@@ -141,6 +143,14 @@ func (m *Model) sidebar(height int) []string {
 	if len(m.todos) > 0 {
 		section("Todo")
 		out = append(out, todoLines(m.todos, w, th)...)
+	}
+	if len(m.mcp) > 0 {
+		section("MCP")
+		out = append(out, mcpLines(m.mcp, w, th)...)
+	}
+	if len(m.lsp) > 0 {
+		section("LSP")
+		out = append(out, lspLines(m.lsp, w, th)...)
 	}
 	for i, l := range out {
 		out[i] = padRight(truncate(l, w), w)

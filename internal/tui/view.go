@@ -201,6 +201,9 @@ func (m *Model) statusLine() string {
 	if m.sess != nil && m.sess.Cost > 0 {
 		parts = append(parts, fmt.Sprintf("$%.2f", m.sess.Cost))
 	}
+	if down := serverProblems(m.mcp); down != "" && !m.sidebarShown() {
+		parts = append(parts, th.bad.Render(down))
+	}
 	left := strings.Join(parts, th.faint.Render(" · "))
 	if m.busy() {
 		frames := []rune(spinnerFrames)
@@ -222,7 +225,7 @@ func (m *Model) statusLine() string {
 }
 
 // noModel is what the status line says when no model can answer.
-const noModel = "no model: set a provider's API key or run codeloop auth login"
+const noModel = "no model: /connect adds a provider's key"
 
 // modelName is the model the next prompt goes to, as provider/model.
 func (m *Model) modelName() string {

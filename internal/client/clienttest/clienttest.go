@@ -138,6 +138,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ShellRevert", s.shellRevert)
 	t.Run("Command", s.command)
 	t.Run("Catalogs", s.catalogs)
+	t.Run("ContextUsage", s.contextUsage)
 	t.Run("Revert", s.revert)
 	t.Run("EventsFilterAndClose", s.eventsClose)
 	t.Run("EventsLeakNothing", s.eventsLeak)

@@ -134,6 +134,20 @@ func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptio
 			break
 		}
 	}
+	if opts.Details && len(out) > 0 {
+		ids := make([]string, len(out))
+		for i, s := range out {
+			ids[i] = s.ID
+		}
+		over, err := c.app.Store.SessionOverviews(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			o := over[out[i].ID]
+			out[i].Messages, out[i].Preview = o.Messages, o.Preview
+		}
+	}
 	return out, nil
 }
 

@@ -32,6 +32,9 @@ func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptio
 	if opts.Search != "" {
 		q.Set("search", opts.Search)
 	}
+	if opts.Details {
+		q.Set("details", "true")
+	}
 	var out []client.Session
 	_, err := c.do(ctx, request{route: wire.SessionList, query: q, out: &out})
 	return out, err

@@ -36,6 +36,9 @@ var (
 	QuestionReject      = Route{Method: "POST", Pattern: "/question/{requestID}/reject", ID: "question.reject", Summary: "Dismiss a question; the loop stops"}
 	EventSubscribe      = Route{Method: "GET", Pattern: "/event", ID: "event.subscribe", Summary: "The engine's events as server-sent events: server.connected first, server.heartbeat every 10 s"}
 	GlobalEvent         = Route{Method: "GET", Pattern: "/global/event", ID: "global.event", Summary: "The engine's events as server-sent events, each in OpenCode's envelope {directory, payload}"}
+	SessionContext      = Route{Method: "GET", Pattern: "/session/{sessionID}/context", ID: "session.context", Summary: "What fills a session's context window, by part, and its cost (codeloop's addition)"}
+	MCPStatus           = Route{Method: "GET", Pattern: "/mcp", ID: "mcp.status", Summary: "The state of every configured MCP server, by name"}
+	LSPStatus           = Route{Method: "GET", Pattern: "/lsp", ID: "lsp.status", Summary: "The language servers started so far"}
 	DocGet              = Route{Method: "GET", Pattern: "/doc", ID: "doc.get", Summary: "This API's OpenAPI 3.1 description"}
 )
 
@@ -74,6 +77,9 @@ func Routes() []Route {
 		QuestionList,
 		QuestionReply,
 		QuestionReject,
+		SessionContext,
+		MCPStatus,
+		LSPStatus,
 		EventSubscribe,
 		GlobalEvent,
 		DocGet,

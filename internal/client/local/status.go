@@ -1,0 +1,68 @@
+package local
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/lsp"
+)
+
+// MCPStatus reports the state of every configured MCP server by name.
+func (c *Client) MCPStatus(context.Context) (map[string]client.MCPStatus, error) {
+	out := map[string]client.MCPStatus{}
+	if c.app.MCP == nil {
+		return out, nil
+	}
+	for name, st := range c.app.MCP.Status() {
+		out[name] = client.MCPStatus{Status: string(st.State), Error: st.Error}
+	}
+	return out, nil
+}
+
+// LSPStatus lists the language servers started so far, their roots
+// relative to the project's directory.
+func (c *Client) LSPStatus(context.Context) ([]client.LSPStatus, error) {
+	out := []client.LSPStatus{}
+	if c.app.LSP == nil {
+		return out, nil
+	}
+	for _, st := range c.app.LSP.Status() {
+		root := st.Root
+		if rel, err := filepath.Rel(c.app.Dir, st.Root); err == nil {
+			root = filepath.ToSlash(rel)
+		}
+		status := client.LSPError
+		if st.State == lsp.Running || st.State == lsp.Starting {
+			status = client.LSPConnected
+		}
+		out = append(out, client.LSPStatus{ID: st.Server, Name: st.Server, Root: root, Status: status})
+	}
+	return out, nil
+}
+
+// ContextUsage reports what fills a session's context window.
+func (c *Client) ContextUsage(ctx context.Context, sessionID string) (client.ContextUsage, error) {
+	u, err := c.app.Engine.ContextUsage(ctx, sessionID)
+	if err != nil {
+		return client.ContextUsage{}, notFound(err, "session "+sessionID)
+	}
+	out := client.ContextUsage{Limit: u.Limit, Used: u.Used, Compactable: u.Compactable, Cost: u.Cost, TurnCost: u.TurnCost,
+		Parts: make([]client.ContextPart, 0, len(u.Parts))}
+	if u.Model.ModelID != "" {
+		out.Model = &client.ModelRef{ProviderID: u.Model.ProviderID, ModelID: u.Model.ModelID, Variant: u.Model.Variant}
+	}
+	for _, p := range u.Parts {
+		out.Parts = append(out.Parts, client.ContextPart{Kind: p.Kind, Name: p.Name, Tokens: p.Tokens})
+	}
+	return out, nil
+}
+
+// SetAuth stores a provider's API key in auth.json and reads the
+// providers again.
+func (c *Client) SetAuth(_ context.Context, providerID string, in client.Auth) error {
+	if in.Type != "" && in.Type != "api" {
+		return &client.UnsupportedError{Op: "storing a " + in.Type + " credential", Reason: "only API keys can be stored here; run codeloop auth login"}
+	}
+	return c.app.Models.SetKey(providerID, in.Key)
+}
