@@ -72,6 +72,9 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 		return cmp.Or(cmp.Compare(res.files[a].Size, res.files[b].Size), strings.Compare(a, b))
 	})
 	for _, rel := range toRead {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		st := res.files[rel]
 		if !full && s.Size()+st.Size > budget {
 			full = !s.makeRoom(budget)
@@ -103,20 +106,20 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 			// step, but let the next scan read it again.
 			out[rel] = indexed{Stat: st, Entry: e}
 			delete(ix.files, rel)
-			ix.dirty = true
+			ix.changed++
 			continue
 		}
 		out[rel] = indexed{Stat: st, Entry: e}
 		ix.files[rel] = out[rel]
-		ix.dirty = true
+		ix.changed++
 	}
 	for rel := range ix.files {
 		if _, ok := res.files[rel]; !ok {
 			delete(ix.files, rel)
-			ix.dirty = true
+			ix.changed++
 		}
 	}
-	if ix.dirty && s.opts.Now().Sub(ix.saved) > indexSaveEvery {
+	if ix.changed > 0 && s.opts.Now().Sub(ix.saved) > indexSaveEvery {
 		if err := s.saveIndex(ix); err != nil {
 			s.opts.Log.Warn("saving the snapshot index", "err", err)
 		}

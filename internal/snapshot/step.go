@@ -81,7 +81,36 @@ func (s *Store) Begin(_ context.Context, worktree, sessionID, messageID string) 
 	}
 	s.steps[st.cp.ID] = st
 	s.current[sessionID] = st.cp.ID
+	if wt := st.cp.Worktree; !s.warmed[wt] && !s.noScan(wt) {
+		s.warmed[wt] = true
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.warm(wt)
+		}()
+	}
 	return st.cp.ID, nil
+}
+
+// warm makes the first scan of worktree in this process in the
+// background, while the step's model request is out, so that the scan
+// before the step's first shell tool finds the index loaded, the tree
+// watched and the files read, and asks the watcher only what changed
+// since. On a project never scanned before this is the first snapshot,
+// which reads every file; it never delays a model request.
+func (s *Store) warm(worktree string) {
+	s.mu.Lock()
+	ix := s.indexFor(worktree)
+	s.mu.Unlock()
+	ix.mu.Lock()
+	done := ix.last != nil
+	ix.mu.Unlock()
+	if done {
+		return
+	}
+	if _, err := s.refresh(s.bg, worktree, s.scanShare(), nil); err != nil && s.bg.Err() == nil {
+		s.opts.Log.Warn("scanning the project for snapshots", "dir", worktree, "err", err)
+	}
 }
 
 func (s *Store) step(checkpoint string) *step {
