@@ -188,7 +188,10 @@ type index struct {
 	worktree string
 	watch    *watcher    // changes since last; nil when not watching
 	last     *scanResult // the last scan, which watch's changes update
-	files    map[string]indexed
+	// state is the last refresh's result when it read every file it
+	// had to; a refresh that finds nothing changed since returns it.
+	state *scanState
+	files map[string]indexed
 	// changed counts the entries changed since the index was loaded or
 	// saved; loaded says it was read from its file.
 	changed int
