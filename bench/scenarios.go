@@ -32,40 +32,12 @@ type scenario struct {
 
 var scenarios = []*scenario{
 	{
-		name:  "edit-and-test",
-		about: "read a file, edit it, run its test with bash, answer (4 model requests)",
-		files: map[string]string{
-			"greet.sh":      "greet() {\n\tprintf 'helo, %s\\n' \"$1\"\n}\n",
-			"greet_test.sh": ". ./greet.sh\nout=$(greet world)\nif [ \"$out\" = \"hello, world\" ]; then echo 'ok greet'; else echo \"FAIL greet: $out\"; exit 1; fi\n",
-		},
-		script: `
-step
-text I will read greet.sh first.
-call call_1 read {"filePath":"greet.sh"}
-finish tool-calls input=1200 output=20
-step
-call call_2 edit {"filePath":"greet.sh","oldString":"helo,","newString":"hello,"}
-finish tool-calls input=1400 output=30
-step
-call call_3 bash {"command":"sh greet_test.sh","description":"Run the greet test"}
-finish tool-calls input=1500 output=20
-step
-text Fixed the typo in greet.sh; the test passes.
-finish stop input=1600 output=12
-`,
-		args: []string{"run", "--auto", "--format", "json", "fix the greeting in greet.sh and run its test"},
-		check: func(p *project, ex execution) string {
-			b, _ := os.ReadFile(filepath.Join(p.repo, "greet.sh"))
-			switch {
-			case !strings.Contains(string(b), "hello,"):
-				return "greet.sh was not edited"
-			case !strings.Contains(string(ex.stdout), "ok greet"):
-				return "the test did not pass"
-			case strings.Contains(string(ex.stdout), `"status":"error"`):
-				return "a tool failed"
-			}
-			return ""
-		},
+		name:   "edit-and-test",
+		about:  "read a file, edit it, run its test with bash, answer (4 model requests)",
+		files:  editAndTestFiles,
+		script: editAndTestScript,
+		args:   editAndTestArgs,
+		check:  editAndTestCheck,
 	},
 	{
 		name:  "chatty",
@@ -134,11 +106,52 @@ finish stop input=4000 output=10
 			return ""
 		},
 	},
+	bigTree("big-tree", true),
+	bigTree("big-tree-nosnap", false),
 	{
 		name:  "version",
 		about: "codeloop --version",
 		args:  nil,
 	},
+}
+
+// editAndTestFiles, editAndTestScript, editAndTestArgs and
+// editAndTestCheck make the edit-and-test scenario, which the big-tree
+// scenarios repeat in a larger project.
+var editAndTestFiles = map[string]string{
+	"greet.sh":      "greet() {\n\tprintf 'helo, %s\\n' \"$1\"\n}\n",
+	"greet_test.sh": ". ./greet.sh\nout=$(greet world)\nif [ \"$out\" = \"hello, world\" ]; then echo 'ok greet'; else echo \"FAIL greet: $out\"; exit 1; fi\n",
+}
+
+const editAndTestScript = `
+step
+text I will read greet.sh first.
+call call_1 read {"filePath":"greet.sh"}
+finish tool-calls input=1200 output=20
+step
+call call_2 edit {"filePath":"greet.sh","oldString":"helo,","newString":"hello,"}
+finish tool-calls input=1400 output=30
+step
+call call_3 bash {"command":"sh greet_test.sh","description":"Run the greet test"}
+finish tool-calls input=1500 output=20
+step
+text Fixed the typo in greet.sh; the test passes.
+finish stop input=1600 output=12
+`
+
+var editAndTestArgs = []string{"run", "--auto", "--format", "json", "fix the greeting in greet.sh and run its test"}
+
+func editAndTestCheck(p *project, ex execution) string {
+	b, _ := os.ReadFile(filepath.Join(p.repo, "greet.sh"))
+	switch {
+	case !strings.Contains(string(b), "hello,"):
+		return "greet.sh was not edited"
+	case !strings.Contains(string(ex.stdout), "ok greet"):
+		return "the test did not pass"
+	case strings.Contains(string(ex.stdout), `"status":"error"`):
+		return "a tool failed"
+	}
+	return ""
 }
 
 var longSessionArgs = []string{"run", "--format", "json", "-c", "one more question"}

@@ -55,6 +55,11 @@ func main() {
 	}
 }
 
+// keyWait is how long a key may take to change the screen before the
+// view is taken to be at its end; on a loaded machine reading a page of
+// older messages can take over a second.
+const keyWait = 5 * time.Second
+
 // result is what one run measured.
 type result struct {
 	messages  int
@@ -158,7 +163,7 @@ func baseline(w, h int) ([]time.Duration, error) {
 			return nil, err
 		}
 		var err error
-		if screen, err = tm.waitFor(time.Second, func(s string) bool { return s != before }); err != nil {
+		if screen, err = tm.waitFor(keyWait, func(s string) bool { return s != before }); err != nil {
 			return nil, err
 		}
 		out = append(out, time.Since(t0))
@@ -208,7 +213,7 @@ func measure(ctx context.Context, bin, dir string, n, w, h int) (result, error) 
 		if _, err := tm.cmd("send-keys", "-t", "v", "PPage"); err != nil {
 			return res, err
 		}
-		screen, err = tm.waitFor(time.Second, func(s string) bool { return s != before })
+		screen, err = tm.waitFor(keyWait, func(s string) bool { return s != before })
 		if err != nil {
 			if strings.Contains(screen, "Question 0:") {
 				break // the top: the key changed nothing
@@ -227,7 +232,7 @@ func measure(ctx context.Context, bin, dir string, n, w, h int) (result, error) 
 		if _, err := tm.cmd("send-keys", "-t", "v", "NPage"); err != nil {
 			return res, err
 		}
-		screen, err = tm.waitFor(time.Second, func(s string) bool { return s != before })
+		screen, err = tm.waitFor(keyWait, func(s string) bool { return s != before })
 		if err != nil {
 			if strings.Contains(screen, lastAnswer) {
 				break // the end: the key changed nothing

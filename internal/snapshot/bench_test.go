@@ -39,8 +39,32 @@ func BenchmarkStepScan(b *testing.B) { benchmarkStepScan(b, false) }
 // both scans of every step walk the whole tree.
 func BenchmarkStepWalk(b *testing.B) { benchmarkStepScan(b, true) }
 
+// BenchmarkStepScan200k is BenchmarkStepScan on 200,000 small files.
+func BenchmarkStepScan200k(b *testing.B) { benchmarkStepScanIn(b, makeSmallFiles(b, 200000), false) }
+
+// makeSmallFiles writes n files of a few bytes, 200 to a directory.
+func makeSmallFiles(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	for i := range n {
+		d := filepath.Join(dir, fmt.Sprintf("m%02d", i/20000), fmt.Sprintf("d%03d", i/200%100))
+		if i%200 == 0 {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%06d.txt", i)), fmt.Appendf(nil, "file %d\n", i%100), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
 func benchmarkStepScan(b *testing.B, noWatch bool) {
-	dir := makeProject(b, 10000)
+	benchmarkStepScanIn(b, makeProject(b, 10000), noWatch)
+}
+
+func benchmarkStepScanIn(b *testing.B, dir string, noWatch bool) {
 	s, err := Open(Options{Dir: b.TempDir(), NoWatch: noWatch})
 	if err != nil {
 		b.Fatal(err)
@@ -52,7 +76,7 @@ func benchmarkStepScan(b *testing.B, noWatch bool) {
 		if err := s.BeforeTool(ctx, cp); err != nil {
 			b.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, "pkg00", "sub00", "f00000.go"), fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)
+		os.WriteFile(filepath.Join(dir, "changed.go"), fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)
 		if _, err := s.Finish(ctx, cp); err != nil {
 			b.Fatal(err)
 		}
@@ -113,5 +137,38 @@ func BenchmarkStepGit(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		step(i)
+	}
+}
+
+// BenchmarkStartStep measures what a new process pays for snapshots in a
+// 10,000-file project whose store already holds its first snapshot: the
+// store opened, one step that runs bash (one file changed) and the store
+// closed, as in every run after the first.
+func BenchmarkStartStep(b *testing.B) {
+	dir := makeProject(b, 10000)
+	store := b.TempDir()
+	ctx := context.Background()
+	run := func(i int) {
+		s, err := Open(Options{Dir: store})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cp, _ := s.Begin(ctx, dir, "ses_bench", "msg")
+		if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+			b.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "pkg00", "sub00", "f00000.go"), fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)
+		if _, err := s.Finish(ctx, cp); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run(-1) // the first snapshot reads every file
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		run(i)
 	}
 }

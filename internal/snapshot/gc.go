@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +23,7 @@ func (s *Store) grew(n int64) {
 	if s.size >= 0 {
 		s.size += n
 	}
+	s.delta += n
 	s.sizeMu.Unlock()
 }
 
@@ -127,6 +127,13 @@ func (s *Store) Collect() Collected { return s.collect() }
 
 func (s *Store) collect() Collected {
 	var c Collected
+	// Start from the store as it is: the size kept between runs may have
+	// drifted, and interrupted writes may have been left behind.
+	s.removeTemp()
+	n := s.measure()
+	s.sizeMu.Lock()
+	s.size = n
+	s.sizeMu.Unlock()
 	all := s.checkpoints()
 	now := s.opts.Now()
 	perSession := map[string]int{}
@@ -207,13 +214,11 @@ func (s *Store) sweep(keep []stored, c Collected) Collected {
 		if err != nil {
 			continue
 		}
-		var saved struct {
-			Files map[string]indexed `json:"files"`
-		}
-		if json.Unmarshal(b, &saved) != nil {
+		_, files, err := decodeIndex(b)
+		if err != nil {
 			continue
 		}
-		for _, it := range saved.Files {
+		for _, it := range files {
 			mark(it.Entry)
 		}
 	}

@@ -31,7 +31,8 @@ func (s *Store) saveJournal(st *step) error {
 	j := journal{Checkpoint: st.cp, Scanned: st.scanned}
 	j.Files = make(map[string]*Change, len(st.touched))
 	for k := range st.touched {
-		j.Files[k] = &Change{Before: st.before[k].entry}
+		b, _ := st.beforeOf(k)
+		j.Files[k] = &Change{Before: b.entry}
 	}
 	b, err := json.Marshal(j)
 	if err != nil {

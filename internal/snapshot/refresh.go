@@ -45,16 +45,23 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 	s.mu.Unlock()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	res, err := s.scan(ctx, ix)
+	res, same, err := s.scan(ctx, ix)
 	if err != nil {
 		return nil, err
 	}
+	if same && ix.state != nil {
+		// Nothing changed since the last refresh, which read every file
+		// it had to: its result stands (no one modifies it).
+		return ix.state, nil
+	}
+	ix.state = nil
 	out := make(map[string]indexed, len(res.files))
 	skipped := res.skipped
 	var read int64
-	full, deferred := false, false
+	full, deferred, reread := false, false, false
 	// Read small files first: when the store fills, source files are kept
-	// and data is what is left out.
+	// and data is what is left out. reread says a file was left for a
+	// later scan to read.
 	var toRead []string
 	for rel, st := range res.files {
 		if old, ok := ix.files[rel]; ok && old.Stat == st && old.Entry != nil {
@@ -63,7 +70,8 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 		}
 		if since != nil {
 			if was, ok := since.stats[rel]; ok && was == st {
-				continue // untouched by the step, and not kept before it either
+				reread = true // a later scan may keep it
+				continue      // untouched by the step, and not kept before it either
 			}
 		}
 		toRead = append(toRead, rel)
@@ -72,6 +80,9 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 		return cmp.Or(cmp.Compare(res.files[a].Size, res.files[b].Size), strings.Compare(a, b))
 	})
 	for _, rel := range toRead {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		st := res.files[rel]
 		if !full && s.Size()+st.Size > budget {
 			full = !s.makeRoom(budget)
@@ -92,6 +103,7 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 		e, err := s.keepPath(path)
 		if err != nil {
 			skipped = append(skipped, Skip{Path: rel, Reason: err.Error()})
+			reread = true
 			continue
 		}
 		if e == nil {
@@ -103,25 +115,30 @@ func (s *Store) refresh(ctx context.Context, worktree string, budget int64, sinc
 			// step, but let the next scan read it again.
 			out[rel] = indexed{Stat: st, Entry: e}
 			delete(ix.files, rel)
-			ix.dirty = true
+			ix.changed++
+			reread = true
 			continue
 		}
 		out[rel] = indexed{Stat: st, Entry: e}
 		ix.files[rel] = out[rel]
-		ix.dirty = true
+		ix.changed++
 	}
 	for rel := range ix.files {
 		if _, ok := res.files[rel]; !ok {
 			delete(ix.files, rel)
-			ix.dirty = true
+			ix.changed++
 		}
 	}
-	if ix.dirty && s.opts.Now().Sub(ix.saved) > indexSaveEvery {
+	if ix.changed > 0 && s.opts.Now().Sub(ix.saved) > indexSaveEvery {
 		if err := s.saveIndex(ix); err != nil {
 			s.opts.Log.Warn("saving the snapshot index", "err", err)
 		}
 	}
-	return &scanState{entries: out, stats: res.files, big: res.big, skipped: skipped}, nil
+	state := &scanState{entries: out, stats: res.files, big: res.big, skipped: skipped}
+	if !full && !deferred && !reread {
+		ix.state = state
+	}
+	return state, nil
 }
 
 // readRegularFile reads path, refusing anything that is not a regular file
@@ -145,14 +162,14 @@ func readRegularFile(path string) ([]byte, error) {
 // scan finds the project's files: from the watcher's changes since the last
 // scan when it can vouch for them, else by walking the tree (and watching
 // it anew). It keeps the result for the next scan; ix.mu is held.
-func (s *Store) scan(ctx context.Context, ix *index) (scanResult, error) {
+func (s *Store) scan(ctx context.Context, ix *index) (res scanResult, same bool, err error) {
 	known := func(rel string) bool { _, ok := ix.files[rel]; return ok }
 	if ix.watch != nil && ix.last != nil {
 		if changes, err := ix.watch.drain(); err == nil {
 			if res, ok := incremental(ctx, ix.worktree, ix.last, changes, known, ix.watch); ok {
 				ix.last = &res
 				s.walks.incremental.Add(1)
-				return res, nil
+				return res, len(changes) == 0, nil
 			}
 		}
 	}
@@ -163,11 +180,11 @@ func (s *Store) scan(ctx context.Context, ix *index) (scanResult, error) {
 	if !s.opts.NoWatch {
 		ix.watch = newWatcher()
 	}
-	res, err := scanTree(ctx, ix.worktree, known, ix.watch)
+	res, err = scanTree(ctx, ix.worktree, known, ix.watch)
 	if err != nil {
-		return res, err
+		return res, false, err
 	}
 	s.walks.full.Add(1)
 	ix.last = &res
-	return res, nil
+	return res, false, nil
 }

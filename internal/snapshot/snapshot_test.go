@@ -348,8 +348,10 @@ func TestEditBetweenSteps(t *testing.T) {
 		if _, err := s.Revert(ctx, "ses_u", []string{cp}, false); err != nil {
 			t.Fatalf("noWatch=%v: %v", noWatch, err)
 		}
-		if full, inc := s.walks.full.Load(), s.walks.incremental.Load(); !noWatch && (full != 1 || inc != 3) {
-			t.Errorf("%d full and %d incremental scans, want the first full and the other three from the watcher", full, inc)
+		// The first step's Begin also starts a scan in the background,
+		// which the watcher serves when the step's own scan came first.
+		if full, inc := s.walks.full.Load(), s.walks.incremental.Load(); !noWatch && (full != 1 || inc < 3) {
+			t.Errorf("%d full and %d incremental scans, want the first full and the others from the watcher", full, inc)
 		}
 		for path, want := range map[string]string{"pkg/a.txt": "by the user\n", "new/deep/c.txt": "mine\n", "b.txt": "keep\n"} {
 			if b, err := os.ReadFile(filepath.Join(dir, path)); err != nil || string(b) != want {

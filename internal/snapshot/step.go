@@ -60,6 +60,23 @@ type step struct {
 	touched map[string]bool     // keys the built-in tools changed
 	scanned bool
 	pre     *scanState // the scan before the first shell or MCP tool
+	preSeq  int        // the sequence number of pre's entries
+}
+
+// beforeOf is the content of key before the step: kept by BeforeChange,
+// or found by the scan before the first shell or MCP tool (which is not
+// copied into before: on a large project that copy cost as much as the
+// scan).
+func (st *step) beforeOf(k string) (seqEntry, bool) {
+	if e, ok := st.before[k]; ok {
+		return e, true
+	}
+	if st.pre != nil {
+		if it, ok := st.pre.entries[k]; ok {
+			return seqEntry{st.preSeq, it.Entry}, true
+		}
+	}
+	return seqEntry{}, false
 }
 
 type seqEntry struct {
@@ -81,7 +98,36 @@ func (s *Store) Begin(_ context.Context, worktree, sessionID, messageID string) 
 	}
 	s.steps[st.cp.ID] = st
 	s.current[sessionID] = st.cp.ID
+	if wt := st.cp.Worktree; !s.warmed[wt] && !s.noScan(wt) {
+		s.warmed[wt] = true
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.warm(wt)
+		}()
+	}
 	return st.cp.ID, nil
+}
+
+// warm makes the first scan of worktree in this process in the
+// background, while the step's model request is out, so that the scan
+// before the step's first shell tool finds the index loaded, the tree
+// watched and the files read, and asks the watcher only what changed
+// since. On a project never scanned before this is the first snapshot,
+// which reads every file; it never delays a model request.
+func (s *Store) warm(worktree string) {
+	s.mu.Lock()
+	ix := s.indexFor(worktree)
+	s.mu.Unlock()
+	ix.mu.Lock()
+	done := ix.last != nil
+	ix.mu.Unlock()
+	if done {
+		return
+	}
+	if _, err := s.refresh(s.bg, worktree, s.scanShare(), nil); err != nil && s.bg.Err() == nil {
+		s.opts.Log.Warn("scanning the project for snapshots", "dir", worktree, "err", err)
+	}
 }
 
 func (s *Store) step(checkpoint string) *step {
@@ -116,7 +162,7 @@ func (s *Store) BeforeChange(_ context.Context, sessionID string, paths []string
 		k := st.key(p)
 		grown = grown || !st.touched[k]
 		st.touched[k] = true
-		if _, ok := st.before[k]; ok {
+		if _, ok := st.beforeOf(k); ok {
 			continue
 		}
 		e, err := s.keepPath(p)
@@ -159,12 +205,8 @@ func (s *Store) BeforeTool(ctx context.Context, checkpoint string) error {
 		return err
 	}
 	st.seq++
-	for k, it := range pre.entries {
-		if _, ok := st.before[k]; !ok {
-			st.before[k] = seqEntry{st.seq, it.Entry}
-		}
-	}
-	st.pre = pre
+	st.preSeq = st.seq
+	st.pre = pre // its entries are the step's pre-images, looked up by beforeOf
 	return s.saveJournal(st)
 }
 
@@ -259,7 +301,7 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 				}
 				after[k] = it.Entry
 			}
-			if _, known := st.before[k]; !known {
+			if _, known := st.beforeOf(k); !known {
 				delete(after, k)
 				unkept = append(unkept, Skip{Path: k, Reason: "changed, but its content before the step was not kept"})
 			}
@@ -274,7 +316,7 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 				continue
 			}
 			after[k] = it.Entry
-			if _, ok := st.before[k]; !ok {
+			if _, ok := st.beforeOf(k); !ok {
 				st.before[k] = seqEntry{} // did not exist
 			}
 		}
@@ -304,7 +346,8 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 	st.cp.Skipped = append(st.cp.Skipped, summarize(unkept)...)
 	var files []string
 	for k, a := range after {
-		b := st.before[k].entry
+		was, _ := st.beforeOf(k)
+		b := was.entry
 		if same(b, a) {
 			continue
 		}

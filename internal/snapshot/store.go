@@ -1,9 +1,9 @@
 package snapshot
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,10 +62,17 @@ type Store struct {
 	indexes map[string]*index // by worktree
 	steps   map[string]*step  // open checkpoints by id
 	current map[string]string // session id → its open checkpoint
+	warmed  map[string]bool   // worktrees whose first scan has been started
 	closed  bool
+
+	// stop ends the scans started in the background; wg waits for them.
+	stop context.CancelFunc
+	bg   context.Context
+	wg   sync.WaitGroup
 
 	sizeMu sync.Mutex
 	size   int64 // bytes in the store; -1 until measured
+	delta  int64 // bytes this process added (less what it removed)
 	// futileAt is the size after the last collection: a store no larger
 	// is not collected again for room.
 	futileAt int64
@@ -107,8 +114,11 @@ func Open(opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{opts: opts, dir: opts.Dir, enc: enc, dec: dec,
-		indexes: map[string]*index{}, steps: map[string]*step{}, current: map[string]string{}, size: -1}
-	if n := s.removeTemp(); n > 0 {
+		indexes: map[string]*index{}, steps: map[string]*step{}, current: map[string]string{}, warmed: map[string]bool{}, size: -1}
+	s.bg, s.stop = context.WithCancel(context.Background())
+	if n, ok := s.takeSize(); ok {
+		s.size = n
+	} else if n := s.removeTemp(); n > 0 {
 		opts.Log.Info("removed interrupted snapshot writes", "files", n)
 	}
 	return s, nil
@@ -118,11 +128,16 @@ func Open(opts Options) (*Store, error) {
 // dropped.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
+	s.mu.Unlock()
+	s.stop()
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var errs []error
 	for _, ix := range s.indexes {
 		errs = append(errs, s.saveIndex(ix))
@@ -130,6 +145,7 @@ func (s *Store) Close() error {
 			ix.watch.close()
 		}
 	}
+	errs = append(errs, s.saveSize())
 	s.enc.Close()
 	s.dec.Close()
 	return errors.Join(errs...)
@@ -172,9 +188,15 @@ type index struct {
 	worktree string
 	watch    *watcher    // changes since last; nil when not watching
 	last     *scanResult // the last scan, which watch's changes update
-	files    map[string]indexed
-	dirty    bool
-	saved    time.Time
+	// state is the last refresh's result when it read every file it
+	// had to; a refresh that finds nothing changed since returns it.
+	state *scanState
+	files map[string]indexed
+	// changed counts the entries changed since the index was loaded or
+	// saved; loaded says it was read from its file.
+	changed int
+	loaded  bool
+	saved   time.Time
 }
 
 type indexed struct {
@@ -189,7 +211,7 @@ const indexSaveEvery = 5 * time.Second
 // indexFile is where the index of worktree is saved.
 func (s *Store) indexFile(worktree string) string {
 	sum := sha256.Sum256([]byte(worktree))
-	return filepath.Join(s.dir, "index", hex.EncodeToString(sum[:12])+".json")
+	return filepath.Join(s.dir, "index", hex.EncodeToString(sum[:12])+".idx")
 }
 
 // indexFor returns worktree's index, loading it the first time. s.mu is
@@ -200,35 +222,32 @@ func (s *Store) indexFor(worktree string) *index {
 	}
 	ix := &index{worktree: worktree, files: map[string]indexed{}}
 	if b, err := os.ReadFile(s.indexFile(worktree)); err == nil {
-		var saved struct {
-			Worktree string             `json:"worktree"`
-			Files    map[string]indexed `json:"files"`
-		}
-		if json.Unmarshal(b, &saved) == nil && saved.Worktree == worktree && saved.Files != nil {
-			ix.files = saved.Files
+		if wt, files, err := decodeIndex(b); err == nil && wt == worktree {
+			ix.files, ix.loaded = files, true
 		}
 	}
 	s.indexes[worktree] = ix
 	return ix
 }
 
-// saveIndex writes ix when it changed. An index is a cache: an entry is
-// true of any file with its stat, so an old or lost one costs only reads.
+// indexMinChanges is how many entries of an index read from its file
+// must change before it is written again: an index is a cache, and a few
+// stale entries cost the next run a few reads, less than writing the
+// whole index.
+const indexMinChanges = 32
+
+// saveIndex writes ix when it changed enough. An index is a cache: an
+// entry is true of any file with its stat, so an old or lost one costs
+// only reads.
 func (s *Store) saveIndex(ix *index) error {
-	if !ix.dirty {
+	if ix.changed == 0 || ix.loaded && ix.changed < indexMinChanges {
 		return nil
 	}
-	b, err := json.Marshal(struct {
-		Worktree string             `json:"worktree"`
-		Files    map[string]indexed `json:"files"`
-	}{ix.worktree, ix.files})
-	if err != nil {
-		return err
-	}
+	b := encodeIndex(ix.worktree, ix.files)
 	if err := writeFileAtomic(s.indexFile(ix.worktree), b); err != nil {
 		return fmt.Errorf("saving the snapshot index: %w", err)
 	}
-	ix.dirty = false
+	ix.changed, ix.loaded = 0, true
 	ix.saved = s.opts.Now()
 	return nil
 }

@@ -64,6 +64,7 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 	}
 	switch e.(type) {
 	case client.MessageUpdatedEvent, client.PartUpdatedEvent, client.PartDeltaEvent, client.SessionErrorEvent:
+		m.tr.gen++ // entries may change in place: a search looks at every one again
 		if !m.tr.follow {
 			m.newBelow = true
 		}

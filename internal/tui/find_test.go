@@ -293,8 +293,14 @@ func TestThemeOption(t *testing.T) {
 // 10,000-message session, a keystroke and its frame per operation: each
 // keystroke searches the text of every message again and scrolls to the
 // newest match.
-func BenchmarkSearch10k(b *testing.B) {
-	m := benchSession(b, 10000)
+func BenchmarkSearch10k(b *testing.B) { benchSearch(b, 10000) }
+
+// BenchmarkSearch100k is BenchmarkSearch10k over 100,000 messages.
+func BenchmarkSearch100k(b *testing.B) { benchSearch(b, 100000) }
+
+// benchSearch types a query over a session of n messages.
+func benchSearch(b *testing.B, n int) {
+	m := benchSession(b, n)
 	m.View()
 	m.Update(keyPress("ctrl+f"))
 	query := "module 4"

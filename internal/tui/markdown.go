@@ -26,7 +26,21 @@ type markdownText struct {
 	next      int
 	// tabs gives the tab width of a code block's language.
 	tabs tabStops
+	// blocks caches the lines of blocks rendered before, by width and
+	// source: answers repeat lists, code and sentences, and a block seen
+	// once costs a lookup the next time, in any entry. It is emptied
+	// when it reaches maxCachedBlocks.
+	blocks map[blockKey][]string
 }
+
+// blockKey names a rendered block: its source and the width.
+type blockKey struct {
+	width int
+	src   string
+}
+
+// maxCachedBlocks bounds the blocks markdownText keeps rendered.
+const maxCachedBlocks = 4096
 
 // newMarkdown returns the renderer for a dark or light background, or
 // the colourless one.
@@ -102,8 +116,23 @@ func (md *markdownText) render(text string, width int, style func(string) string
 	return out
 }
 
-// renderBlock renders one block; plain text stands in if glamour fails.
+// renderBlock renders one block, or returns its cached lines; the lines
+// are shared and must not be changed.
 func (md *markdownText) renderBlock(block string, width int, style func(string) string) []string {
+	k := blockKey{width, block}
+	if ls, ok := md.blocks[k]; ok {
+		return ls
+	}
+	ls := md.renderNew(block, width, style)
+	if md.blocks == nil || len(md.blocks) >= maxCachedBlocks {
+		md.blocks = make(map[blockKey][]string, 256)
+	}
+	md.blocks[k] = ls
+	return ls
+}
+
+// renderNew renders one block; plain text stands in if glamour fails.
+func (md *markdownText) renderNew(block string, width int, style func(string) string) []string {
 	block = expandCodeTabs(strings.TrimRight(block, "\n "), md.tabs)
 	if strings.TrimSpace(block) == "" {
 		return nil
@@ -142,6 +171,9 @@ func (md *markdownText) renderBlock(block string, width int, style func(string) 
 // trimRightSpace drops the spaces glamour pads lines with, keeping the
 // escape sequences that follow them.
 func trimRightSpace(l string) string {
+	if !endsInSpace(l) {
+		return l
+	}
 	plain := ansi.Strip(l)
 	trimmed := strings.TrimRight(plain, " ")
 	if len(trimmed) == len(plain) {
@@ -156,6 +188,27 @@ func trimRightSpace(l string) string {
 	}
 	// Cut at the trimmed width and close any style left open.
 	return ansi.Truncate(l, w, "") + "\x1b[m"
+}
+
+// endsInSpace reports whether l's last character, before any SGR
+// escape sequences that close it, is a space; when it is not, l has
+// nothing to trim.
+func endsInSpace(l string) bool {
+	for l != "" {
+		switch l[len(l)-1] {
+		case ' ':
+			return true
+		case 'm':
+		default:
+			return false
+		}
+		i := strings.LastIndexByte(l, '\x1b')
+		if i < 0 || len(l)-i < 3 || l[i+1] != '[' || strings.Trim(l[i+2:len(l)-1], "0123456789;:") != "" {
+			return false
+		}
+		l = l[:i]
+	}
+	return false
 }
 
 // mdBlocks returns the offsets where the top-level blocks of text start;
@@ -308,4 +361,5 @@ func (md *markdownText) recolor(cs map[string]color.Color) {
 	set(&st.Emph, "markdownEmph")
 	set(&st.Strong, "markdownStrong")
 	md.widths, md.renderers = [4]int{}, [4]*glamour.TermRenderer{}
+	md.blocks = nil
 }

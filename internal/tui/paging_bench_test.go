@@ -100,15 +100,19 @@ func (l *programLoop) apply(msg tea.Msg) {
 // read and merged on the way. BenchmarkPageUp10k, with every message
 // loaded and nothing done in the background, shows what the view's own
 // work on a key costs when nothing is ready ahead.
-func BenchmarkPageUpPaged10k(b *testing.B) { pagedBench(b, 120, 40) }
+func BenchmarkPageUpPaged10k(b *testing.B) { pagedBench(b, 10000, 120, 40) }
+
+// BenchmarkPageUpPaged100k is BenchmarkPageUpPaged10k on a session of
+// 100,000 messages.
+func BenchmarkPageUpPaged100k(b *testing.B) { pagedBench(b, 100000, 120, 40) }
 
 // BenchmarkPageUpPaged10kSidebar is BenchmarkPageUpPaged10k at 200×60,
 // where the sidebar shows.
-func BenchmarkPageUpPaged10kSidebar(b *testing.B) { pagedBench(b, 200, 60) }
+func BenchmarkPageUpPaged10kSidebar(b *testing.B) { pagedBench(b, 10000, 200, 60) }
 
-// pagedBench pages through a stored 10,000-message session at w×h.
-func pagedBench(b *testing.B, w, h int) {
-	c, s := storedSession(b, benchMessages(10000))
+// pagedBench pages through a stored session of n messages at w×h.
+func pagedBench(b *testing.B, n, w, h int) {
+	c, s := storedSession(b, benchMessages(n))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := New(ctx, Options{Client: c, Now: func() time.Time { return clock }})

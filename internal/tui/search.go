@@ -24,6 +24,19 @@ type finder struct {
 	// open; src is the text it was made from, for entries whose text
 	// grows in place.
 	lower map[entry]lowered
+	// hits are the entries that held the last query run (last), newest
+	// first, over the transcript at generation gen: while the query
+	// only grows and the transcript does not change, a keystroke looks
+	// through them instead of every entry.
+	hits []hit
+	last string
+	gen  uint64
+}
+
+// hit is an entry that matched, with its text in lower case.
+type hit struct {
+	e   entry
+	low string
 }
 
 type lowered struct{ src, low string }
@@ -54,19 +67,36 @@ func (f *finder) lowerText(e entry) string {
 	return low
 }
 
-// run finds the query in entries, newest first.
-func (f *finder) run(entries []entry) {
+// run finds the query in entries, newest first; gen is the transcript's
+// generation.
+func (f *finder) run(entries []entry, gen uint64) {
 	f.matches = f.matches[:0]
 	q := strings.ToLower(f.query)
 	if q == "" {
+		f.hits, f.last = nil, ""
 		return
 	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		n := strings.Count(f.lowerText(entries[i]), q)
-		for occ := n - 1; occ >= 0; occ-- {
-			f.matches = append(f.matches, match{e: entries[i], occ: occ})
+	narrow := f.last != "" && strings.HasPrefix(q, f.last) && gen == f.gen
+	if !narrow {
+		f.hits = f.hits[:0]
+		for i := len(entries) - 1; i >= 0; i-- {
+			f.hits = append(f.hits, hit{e: entries[i], low: f.lowerText(entries[i])})
 		}
 	}
+	// Keep the entries that still match, in place.
+	kept := f.hits[:0]
+	for _, h := range f.hits {
+		n := strings.Count(h.low, q)
+		if n == 0 {
+			continue
+		}
+		kept = append(kept, h)
+		for occ := n - 1; occ >= 0; occ-- {
+			f.matches = append(f.matches, match{e: h.e, occ: occ})
+		}
+	}
+	clear(f.hits[len(kept):])
+	f.hits, f.last, f.gen = kept, q, gen
 }
 
 // openSearch opens the search bar, with query typed in when given.
@@ -93,7 +123,7 @@ func (m *Model) research(jump bool) tea.Cmd {
 		c := m.find.matches[m.find.cur]
 		keep = &c
 	}
-	m.find.run(m.tr.entries)
+	m.find.run(m.tr.entries, m.tr.gen)
 	m.find.cur = 0
 	if keep != nil {
 		for i, mt := range m.find.matches {

@@ -43,7 +43,7 @@ type theme struct {
 func (th theme) withProject(root string, ts tabStops) theme {
 	th.tabs, th.root = ts, root
 	if md, ok := th.md.(*markdownText); ok {
-		md.tabs = ts
+		md.tabs, md.blocks = ts, nil
 	}
 	return th
 }

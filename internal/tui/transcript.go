@@ -70,6 +70,9 @@ type transcript struct {
 	// top is the first line shown: line top.line of entry top.entry.
 	follow bool
 	top    anchor
+	// gen counts the changes to the entries: added, replaced, removed,
+	// or their text grown.
+	gen uint64
 }
 
 type anchor struct{ entry, line int }
@@ -100,6 +103,7 @@ func (t *transcript) reindex() {
 
 // put adds e in key order, or replaces the entry with its key.
 func (t *transcript) put(e entry) {
+	t.gen++
 	t.reindex()
 	k := e.key()
 	if i, ok := t.index[k]; ok {
@@ -128,6 +132,7 @@ func (t *transcript) prepend(es []entry) {
 	if len(es) == 0 {
 		return
 	}
+	t.gen++
 	sort.SliceStable(es, func(i, j int) bool { return es[i].key() < es[j].key() })
 	if len(t.entries) > 0 && es[len(es)-1].key() >= t.entries[0].key() {
 		for _, e := range es {
@@ -144,6 +149,7 @@ func (t *transcript) prepend(es []entry) {
 
 // remove deletes the entry with key.
 func (t *transcript) remove(key string) {
+	t.gen++
 	t.reindex()
 	i, ok := t.index[key]
 	if !ok {
@@ -163,6 +169,7 @@ func (t *transcript) remove(key string) {
 
 // reset empties the transcript.
 func (t *transcript) reset() {
+	t.gen++
 	t.entries = nil
 	clear(t.index)
 	t.cached = nil

@@ -209,6 +209,9 @@ func BenchmarkOpen10k(b *testing.B) {
 // a frame per page, rendering entries never drawn before on the way up.
 func BenchmarkPageUp10k(b *testing.B) { benchPageUp(b, benchSession(b, 10000)) }
 
+// BenchmarkPageUp100k is BenchmarkPageUp10k on 100,000 messages.
+func BenchmarkPageUp100k(b *testing.B) { benchPageUp(b, benchSession(b, 100000)) }
+
 // benchPageUp pages up and down through m's session, a frame per page.
 func benchPageUp(b *testing.B, m *Model) {
 	m.View()
