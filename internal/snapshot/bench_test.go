@@ -154,7 +154,7 @@ func BenchmarkStartStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		cp, _ := s.Begin(ctx, dir, "ses_bench", "msg")
-		if err := s.BeforeTool(ctx, cp, "bash"); err != nil {
+		if err := s.BeforeTool(ctx, cp); err != nil {
 			b.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, "pkg00", "sub00", "f00000.go"), fmt.Appendf(nil, "package p0 // %d\n", i), 0o644)
