@@ -114,6 +114,26 @@ func (s *Server) workspaceOps() []*operation {
 		wsRoute(s, wire.FindFiles, func(ctx context.Context, w client.Workspace, _ *http.Request, q wire.FindFilesQuery, _ none) ([]string, error) {
 			return list(w.FindFiles(ctx, q))
 		}),
+		wsRoute(s, wire.FsFind, func(ctx context.Context, w client.Workspace, _ *http.Request, q wire.FsFindQuery, _ none) (wire.FsFindResponse, error) {
+			p, err := w.Project(ctx)
+			if err != nil {
+				return wire.FsFindResponse{}, err
+			}
+			found, err := w.FindFiles(ctx, client.FindFilesInput{Query: q.Query, Limit: q.Limit})
+			if err != nil {
+				return wire.FsFindResponse{}, err
+			}
+			out := wire.FsFindResponse{Location: wire.FsLocation{Directory: p.Worktree, Project: wire.FsProject{ID: p.ID, Directory: p.Worktree}},
+				Data: make([]wire.FsEntry, 0, len(found))}
+			for _, f := range found {
+				e := wire.FsEntry{Path: f, Type: "file"}
+				if strings.HasSuffix(f, "/") {
+					e.Type = "directory"
+				}
+				out.Data = append(out.Data, e)
+			}
+			return out, nil
+		}),
 		wsRoute(s, wire.FindSymbols, func(ctx context.Context, w client.Workspace, _ *http.Request, q wire.FindSymbolsQuery, _ none) ([]client.Symbol, error) {
 			return list(w.FindSymbols(ctx, q.Query))
 		}),

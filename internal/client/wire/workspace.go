@@ -19,6 +19,7 @@ var (
 	FileStatus      = Route{Method: "GET", Pattern: "/file/status", ID: "file.status", Summary: "The files git sees changed"}
 	FindText        = Route{Method: "GET", Pattern: "/find", ID: "find.text", Summary: "Search the project's files for a regular expression, as the grep tool does"}
 	FindFiles       = Route{Method: "GET", Pattern: "/find/file", ID: "find.files", Summary: "Find the project's files and directories by name"}
+	FsFind          = Route{Method: "GET", Pattern: "/api/fs/find", ID: "fs.find", Summary: "Find the project's files and directories by name, in the shape OpenCode's terminal interface reads for @ completion"}
 	FindSymbols     = Route{Method: "GET", Pattern: "/find/symbol", ID: "find.symbols", Summary: "The workspace symbols the running language servers know"}
 	ToolIDs         = Route{Method: "GET", Pattern: "/experimental/tool/ids", ID: "tool.ids", Summary: "The ids of the tools the model may be offered"}
 	ToolList        = Route{Method: "GET", Pattern: "/experimental/tool", ID: "tool.list", Summary: "The tools the model may be offered, with their parameters' schemas"}
@@ -31,7 +32,7 @@ var (
 // them.
 func WorkspaceRoutes() []Route {
 	return []Route{ProjectList, ProjectCurrent, VcsGet, VcsStatus, FormatterStatus, ProviderAuth, SessionTodo, SessionDiff,
-		FileList, FileRead, FileStatus, FindText, FindFiles, FindSymbols, ToolIDs, ToolList, AppSkills, AppLog, GlobalConfig}
+		FileList, FileRead, FileStatus, FindText, FindFiles, FsFind, FindSymbols, ToolIDs, ToolList, AppSkills, AppLog, GlobalConfig}
 }
 
 // PathQuery is the query of GET /file and GET /file/content.
@@ -52,6 +53,37 @@ type FindSymbolsQuery struct {
 
 // FindFilesQuery is the query of GET /find/file.
 type FindFilesQuery = client.FindFilesInput
+
+// FsFindQuery is the query of GET /api/fs/find; the location OpenCode's
+// interface also sends is the one project this server serves.
+type FsFindQuery struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// FsFindResponse is the answer of GET /api/fs/find.
+type FsFindResponse struct {
+	Location FsLocation `json:"location"`
+	Data     []FsEntry  `json:"data"`
+}
+
+// FsLocation is where a search ran: the project's directory.
+type FsLocation struct {
+	Directory string    `json:"directory"`
+	Project   FsProject `json:"project"`
+}
+
+// FsProject names the project of a location.
+type FsProject struct {
+	ID        string `json:"id"`
+	Directory string `json:"directory"`
+}
+
+// FsEntry is a file or directory found, its path relative to the project.
+type FsEntry struct {
+	Path string `json:"path"`
+	Type string `json:"type"` // "file" or "directory"
+}
 
 // DiffQuery is the query of GET /session/{sessionID}/diff.
 type DiffQuery struct {
