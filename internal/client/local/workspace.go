@@ -1,16 +1,13 @@
 package local
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/client"
@@ -32,31 +29,11 @@ func (c *Client) Project(ctx context.Context) (client.Project, error) {
 	return out, nil
 }
 
-// git runs git in the project's worktree and returns its output.
-func (c *Client) git(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", c.app.Worktree, "-c", "core.quotepath=off"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
-
 // VCS reports the branch checked out, also before the first commit;
 // empty outside a git repository or on a detached HEAD.
 func (c *Client) VCS(ctx context.Context) (client.VCSInfo, error) {
-	out, err := c.git(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil {
-		return client.VCSInfo{}, nil
-	}
-	info := client.VCSInfo{Branch: strings.TrimSpace(string(out))}
-	if ref, err := c.git(ctx, "symbolic-ref", "--short", "refs/remotes/origin/HEAD"); err == nil {
-		info.DefaultBranch = strings.TrimPrefix(strings.TrimSpace(string(ref)), "origin/")
-	}
-	return info, nil
+	branch, def := c.app.Branch(ctx)
+	return client.VCSInfo{Branch: branch, DefaultBranch: def}, nil
 }
 
 // refuse maps ProjectFiles' refusals to client.ErrForbidden.
@@ -102,62 +79,11 @@ func (c *Client) ReadFile(ctx context.Context, path string) (client.FileContent,
 // FileStatus lists the files git sees changed against HEAD, untracked
 // ones as added; none outside a git repository.
 func (c *Client) FileStatus(ctx context.Context) ([]client.FileStatus, error) {
-	st, err := c.git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-	if err != nil {
-		return []client.FileStatus{}, nil
-	}
-	counts := map[string][2]int{}
-	if num, err := c.git(ctx, "diff", "--numstat", "-z", "HEAD"); err == nil {
-		for _, rec := range strings.Split(string(num), "\x00") {
-			f := strings.SplitN(rec, "\t", 3)
-			if len(f) == 3 && f[2] != "" {
-				a, _ := strconv.Atoi(f[0])
-				d, _ := strconv.Atoi(f[1])
-				counts[f[2]] = [2]int{a, d}
-			}
-		}
-	}
 	out := []client.FileStatus{}
-	recs := strings.Split(string(st), "\x00")
-	for i := 0; i < len(recs); i++ {
-		rec := recs[i]
-		if len(rec) < 4 {
-			continue
-		}
-		code, path := rec[:2], rec[3:]
-		if code[0] == 'R' || code[0] == 'C' {
-			i++ // the source path follows
-		}
-		fs := client.FileStatus{Path: path, Status: "modified", Added: counts[path][0], Removed: counts[path][1]}
-		switch {
-		case code == "??" || code[0] == 'A':
-			fs.Status = "added"
-			if code == "??" {
-				fs.Added = countLines(filepath.Join(c.app.Worktree, path))
-			}
-		case code[0] == 'D' || code[1] == 'D':
-			fs.Status = "deleted"
-		}
-		out = append(out, fs)
+	for _, f := range c.app.ChangedFiles(ctx) {
+		out = append(out, client.FileStatus{Path: f.Path, Status: f.Status, Added: f.Added, Removed: f.Removed})
 	}
 	return out, nil
-}
-
-// countLines counts the lines of a small regular file, 0 for others.
-func countLines(path string) int {
-	st, err := os.Lstat(path)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > 1<<20 {
-		return 0
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) == 0 {
-		return 0
-	}
-	n := bytes.Count(data, []byte("\n"))
-	if data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // FindText searches the project's files with the grep tool's engine.
