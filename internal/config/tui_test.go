@@ -10,6 +10,7 @@ import (
 // switch and the scrollback switch, with their defaults when unset;
 // OpenCode's own interface settings under the same key still load.
 func TestTUIKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		theme      Theme
@@ -52,6 +53,7 @@ func TestTUIKey(t *testing.T) {
 // TestTUIKeyMerge: a project's tui settings override the global ones key
 // by key.
 func TestTUIKeyMerge(t *testing.T) {
+	t.Parallel()
 	global, err := Parse([]byte(`{"tui": {"theme": "dark", "mouse": false}}`), ParseOptions{Name: "g.json"})
 	if err != nil {
 		t.Fatal(err)
