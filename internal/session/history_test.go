@@ -148,7 +148,9 @@ func playEcho(t *testing.T, sessions *Sessions, work string, prompts int) ([][]b
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline, cancel := context.WithTimeout(ctx, time.Minute)
+	// A hang guard, generous enough for a loaded machine running the
+	// package's tests in parallel under the race detector.
+	deadline, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	for i := range prompts {
 		if _, err := eng.Prompt(deadline, PromptInput{SessionID: sess.ID, Parts: []message.Part{TextPart(fmt.Sprintf("Question %d", i))}}); err != nil {
