@@ -13,6 +13,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/acp"
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 const askEdit = `"permission": {"edit": "ask"}`
@@ -107,12 +108,8 @@ func TestCancelWithdrawsPermission(t *testing.T) {
 	sess := r.newSession() // r.ed.choose is nil: the editor never answers
 	result := make(chan sdk.PromptResponse, 1)
 	go func() { result <- r.prompt(sess.SessionId, sdk.TextBlock("first")) }()
-	deadline := time.Now().Add(timeout)
-	for len(r.ed.requests()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no permission request")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !waitfor.Within(timeout, func() bool { return len(r.ed.requests()) > 0 }) {
+		t.Fatal("no permission request")
 	}
 	if err := r.ed.conn.Cancel(r.ctx(), sdk.CancelNotification{SessionId: sess.SessionId}); err != nil {
 		t.Fatal(err)

@@ -13,12 +13,14 @@ import (
 
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/paths"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // TestAnalyzeShell checks the bash tool's permission analysis: only paths
 // known from the text go to the external-directory check, and a
 // configured shell's own syntax is used.
 func TestAnalyzeShell(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, cmd, shell string
 		paths            []string
@@ -83,6 +85,7 @@ func openCatalogApp(t *testing.T, home, url string, env map[string]string) (*App
 // catalog in the background, leaves a fresh one alone, and fetches nothing
 // when fetching is turned off.
 func TestRefreshCatalog(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		hits.Add(1)
@@ -107,15 +110,11 @@ func TestRefreshCatalog(t *testing.T) {
 		home := t.TempDir()
 		a, dirs := openCatalogApp(t, home, srv.URL, nil)
 		cached := filepath.Join(dirs.Cache, "models.json")
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if data, err := os.ReadFile(cached); err == nil && string(data) == catalogJSON {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no catalog cached after %d fetches", hits.Load())
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !waitfor.Within(waitfor.Deadline, func() bool {
+			data, err := os.ReadFile(cached)
+			return err == nil && string(data) == catalogJSON
+		}) {
+			t.Fatalf("no catalog cached after %d fetches", hits.Load())
 		}
 		if err := a.Close(); err != nil {
 			t.Fatal(err)
@@ -135,6 +134,7 @@ func TestRefreshCatalog(t *testing.T) {
 // not answered: Close cancels the fetch instead of waiting for its
 // 10-second timeout.
 func TestCloseStopsCatalogRefresh(t *testing.T) {
+	t.Parallel()
 	arrived := make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		arrived <- struct{}{}
@@ -163,6 +163,7 @@ func TestCloseStopsCatalogRefresh(t *testing.T) {
 }
 
 func TestChunkTimeout(t *testing.T) {
+	t.Parallel()
 	cfg := &config.Config{Provider: map[string]config.Provider{
 		"set":      {Options: config.ProviderOptions{ChunkTimeout: &config.Timeout{Millis: 1500}}},
 		"disabled": {Options: config.ProviderOptions{ChunkTimeout: &config.Timeout{Disabled: true}}},

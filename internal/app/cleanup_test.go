@@ -15,6 +15,7 @@ import (
 // TestOpenSweepsOldToolOutputs checks that the app removes saved tool
 // outputs past their retention when it starts, and keeps recent ones.
 func TestOpenSweepsOldToolOutputs(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	home, dir := filepath.Join(root, "home"), filepath.Join(root, "project")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -29,6 +29,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // TestExpandCommand expands commands from every source the app offers,
 // with the real shell and a real MCP server.
 func TestExpandCommand(t *testing.T) {
+	t.Parallel()
 	srv := mcptest.Start(t)
 	a := openTestAppWith(t, fmt.Sprintf(`{"mcp": {"test": {"type": "remote", "url": %q, "oauth": false}}}`, srv.URL), map[string]string{
 		"main.go":                        "package main\n",
@@ -81,6 +82,7 @@ func TestExpandCommand(t *testing.T) {
 
 // TestTurnRules checks a command's allowed tools never lift a denial.
 func TestTurnRules(t *testing.T) {
+	t.Parallel()
 	a := openTestApp(t, "")
 	allow := permission.Ruleset{
 		{Permission: "bash", Pattern: "git status *", Action: permission.Allow},

@@ -16,6 +16,7 @@ import (
 // TestOpenData checks that OpenData finds the same project, worktree and
 // database as Open, and that only Open records the project.
 func TestOpenData(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	home, repo := filepath.Join(root, "home"), filepath.Join(root, "repo")
 	sub := filepath.Join(repo, "pkg", "deep")

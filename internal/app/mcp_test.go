@@ -23,6 +23,7 @@ import (
 // approves it once, the call reaches the server and its result reaches the
 // model, which answers.
 func TestMCPToolThroughLoop(t *testing.T) {
+	t.Parallel()
 	steps, err := fakellm.Parse(`
 step
 call call_1 tools_echo {"text":"ping from the model"}

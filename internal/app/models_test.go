@@ -57,6 +57,7 @@ const twoModels = `{
 }`
 
 func TestPickModel(t *testing.T) {
+	t.Parallel()
 	ref := func(s string) *message.ModelRef { r, _ := ParseModel(s); return &r }
 	used := &session.Info{Model: &session.ModelInfo{ProviderID: "local", ID: "small"}}
 	tests := []struct {
@@ -94,6 +95,7 @@ func TestPickModel(t *testing.T) {
 }
 
 func TestMentions(t *testing.T) {
+	t.Parallel()
 	a := openTestApp(t, "")
 	if err := os.WriteFile(filepath.Join(a.Dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
 		t.Fatal(err)

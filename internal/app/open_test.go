@@ -14,6 +14,7 @@ import (
 // created: Open returns the error (and closes what it opened) instead of
 // panicking.
 func TestOpenFailsCleanly(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, config, want string
 	}{

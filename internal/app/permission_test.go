@@ -241,6 +241,7 @@ func answerStep(text string) string {
 // TestPermissionOnce answers a bash ask once: the command runs, and the
 // same command called again is asked about again.
 func TestPermissionOnce(t *testing.T) {
+	t.Parallel()
 	p := newPermProject(t, `{"bash": "ask"}`,
 		bashCall("call_1", "echo ran >> log.txt")+bashCall("call_2", "echo ran >> log.txt")+answerStep("Logged twice."))
 	a := p.open()
@@ -284,6 +285,7 @@ func TestPermissionOnce(t *testing.T) {
 // command; after a restart only the project one still applies to a new
 // session.
 func TestPermissionAlwaysScopes(t *testing.T) {
+	t.Parallel()
 	script := bashCall("call_1", "touch a.txt") + bashCall("call_2", "touch b.txt") +
 		bashCall("call_3", "mkdir d1") + bashCall("call_4", "mkdir d2") + answerStep("First session done.") +
 		// After the restart, in a new session.
@@ -348,6 +350,7 @@ func patternsOf(reqs []permission.Request) []string {
 // TestPermissionReject rejects a bash ask: with a message the model gets
 // it as the call's error and the loop goes on; without one the loop stops.
 func TestPermissionReject(t *testing.T) {
+	t.Parallel()
 	const correction = "do not delete build/; run make clean instead"
 	tests := []struct {
 		name     string
@@ -399,6 +402,7 @@ func TestPermissionReject(t *testing.T) {
 // TestPermissionDeniedByConfig runs a command a config rule denies: the
 // call fails naming the rule, nobody is asked, and the model answers.
 func TestPermissionDeniedByConfig(t *testing.T) {
+	t.Parallel()
 	p := newPermProject(t, `{"bash": {"*": "allow", "rm *": "deny"}}`,
 		bashCall("call_1", "ls && rm keep.txt")+answerStep("The rule forbids deleting it."))
 	if err := os.WriteFile(filepath.Join(p.dir, "keep.txt"), []byte("keep\n"), 0o644); err != nil {

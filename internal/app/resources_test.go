@@ -19,6 +19,7 @@ import (
 // TestMentionsResources resolves @<server>:<uri> mentions of enabled MCP
 // servers into resource parts, beside files.
 func TestMentionsResources(t *testing.T) {
+	t.Parallel()
 	srv := mcptest.Start(t)
 	a := openTestAppWith(t, fmt.Sprintf(`{"mcp": {"docs": {"type": "remote", "url": %q, "oauth": false},
 		"off": {"type": "remote", "url": %q, "enabled": false}}}`, srv.URL, srv.URL),
@@ -43,6 +44,7 @@ func TestMentionsResources(t *testing.T) {
 // TestReadResource reads resources for the session engine from a real MCP
 // server, waiting for one that is still connecting.
 func TestReadResource(t *testing.T) {
+	t.Parallel()
 	srv := mcptest.Start(t)
 	target, _ := url.Parse(srv.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSearchService(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		cfg     config.Search

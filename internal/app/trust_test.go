@@ -14,6 +14,7 @@ import (
 // scripts, prettier's JavaScript config) are held back, and listed, until
 // the project is trusted, while the others stay.
 func TestBuiltinsThatRunProjectCode(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	home, dir := filepath.Join(root, "home"), filepath.Join(root, "project")
 	writeFiles(t, dir, map[string]string{

@@ -25,6 +25,7 @@ func history(agents ...string) []message.Message {
 }
 
 func TestReminders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		agent   string
@@ -57,6 +58,7 @@ func TestReminders(t *testing.T) {
 }
 
 func TestSessionAgent(t *testing.T) {
+	t.Parallel()
 	steps := 5
 	a := sessionAgent(&agent.Agent{Name: "review", Mode: agent.ModeSubagent, Model: "anthropic/claude-haiku-4-5",
 		Variant: "high", Steps: &steps, Prompt: "be terse"})
@@ -72,6 +74,7 @@ func TestSessionAgent(t *testing.T) {
 // TestTaskToolPerAgent checks each agent is shown the task tool listing
 // only the sub-agents its rules let it start: plan may not start general.
 func TestTaskToolPerAgent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	reg, err := agent.Load(ctx, agent.Options{Config: &config.Config{}, NoClaudeCode: true})
 	if err != nil {

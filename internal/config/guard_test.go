@@ -15,6 +15,7 @@ import (
 // what cannot loosen the user's settings, with each held-back item listed
 // with its file and line.
 func TestGuard(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"home/.config/codeloop/codeloop.json": `{
@@ -133,6 +134,7 @@ func TestGuard(t *testing.T) {
 
 // TestGuardTightens checks that a project can make the sandbox stricter.
 func TestGuardTightens(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"proj/codeloop.json": `{"sandbox": {"mode": "read-only", "network": false, "auto_allow": false, "fallback": "deny"}}`,

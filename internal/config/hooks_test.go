@@ -10,6 +10,7 @@ import (
 // each knowing its file, and that custom tool paths resolve against the
 // file that names them.
 func TestLoadHooks(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"home/.config/codeloop/codeloop.json": `{
@@ -52,6 +53,7 @@ func TestLoadHooks(t *testing.T) {
 }
 
 func TestLoadHooksInvalid(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"proj/codeloop.json": `{"hooks": {"Stop": [{"hooks": [{"command": "x", "timeot": 3}]}]}}`,

@@ -64,6 +64,7 @@ func (tr tree) load(t *testing.T, env map[string]string) (*Loaded, error) {
 func model(m string) string { return `{"model": "` + m + `"}` }
 
 func TestLoadLocations(t *testing.T) {
+	t.Parallel()
 	const (
 		ocGlobal = "home/.config/opencode/"
 		clGlobal = "home/.config/codeloop/"
@@ -171,6 +172,7 @@ func TestLoadLocations(t *testing.T) {
 }
 
 func TestLoadDirsAndWorktree(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"home/.config/opencode/agent/a.md":    "",
@@ -204,6 +206,7 @@ func TestLoadDirsAndWorktree(t *testing.T) {
 }
 
 func TestLoadMerge(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"home/.config/opencode/opencode.json": `{
@@ -275,6 +278,7 @@ func TestLoadMerge(t *testing.T) {
 }
 
 func TestLoadPermissionEnv(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{"proj/opencode.json": `{"permission": {"bash": "allow"}}`})
 	got, err := tr.load(t, map[string]string{"OPENCODE_PERMISSION": `{"bash": "deny"}`, "CODELOOP_PERMISSION": `"ask"`})
@@ -288,6 +292,7 @@ func TestLoadPermissionEnv(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -322,6 +327,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadCanceled(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{"proj/opencode.json": "{}"})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -13,6 +13,7 @@ import (
 // directory below it as the project's mcp key: held back, with file and
 // line, until trusted; in the trusted view with ${VAR} expanded.
 func TestMCPJSON(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"proj/.mcp.json": `{
@@ -70,6 +71,7 @@ func TestMCPJSON(t *testing.T) {
 }
 
 func TestMCPJSONInvalid(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{"proj/.mcp.json": `{"mcpServers": {"x": {"command": 3}}}`})
 	_, err := tr.load(t, nil)
@@ -83,6 +85,7 @@ func TestMCPJSONInvalid(t *testing.T) {
 // projects' servers are not read, and CODELOOP_DISABLE_CLAUDE_CODE turns
 // the file off.
 func TestClaudeUserMCP(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{"home/.claude.json": `{
   "numStartups": 3,

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseDeepNesting(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		wantErr    bool

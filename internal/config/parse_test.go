@@ -20,6 +20,7 @@ func fakeEnv(vars map[string]string) func(string) string {
 // describes and checks that nothing is lost: every value of the file appears
 // in the marshalled result.
 func TestParseReference(t *testing.T) {
+	t.Parallel()
 	name := filepath.Join("testdata", "opencode.jsonc")
 	data, err := os.ReadFile(name)
 	if err != nil {
@@ -119,6 +120,7 @@ func TestParseReference(t *testing.T) {
 }
 
 func TestJSONC(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text, model string
 	}{
@@ -144,6 +146,7 @@ func TestJSONC(t *testing.T) {
 }
 
 func TestSubstitution(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "key.txt"), []byte("  secret-\"1\"\n\n"), 0o644))
@@ -195,6 +198,7 @@ func TestSubstitution(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	env := fakeEnv(map[string]string{"LONG": strings.Repeat("x", 40)})
 	tests := []struct {
 		name       string
@@ -250,6 +254,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestPermissionForms(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		want       Permission
@@ -289,6 +294,7 @@ func TestPermissionForms(t *testing.T) {
 }
 
 func TestClosest(t *testing.T) {
+	t.Parallel()
 	keys := []string{"model", "small_model", "mcp", "permission", "instructions", "provider"}
 	tests := []struct{ key, want string }{
 		{"modle", "model"},

@@ -15,6 +15,7 @@ import (
 // reference fixture and others the parser accepts must validate, and ones
 // it rejects for shape must not.
 func TestSchemaValidates(t *testing.T) {
+	t.Parallel()
 	s, err := Schema()
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 // across layers, and that the project's exemptions are dropped whether or
 // not it is trusted.
 func TestLoadSecretFilesConcatenated(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t, true)
 	tr.write(t, map[string]string{
 		"home/.config/codeloop/codeloop.json": `{"secret_files": ["config/prod.yml", "!.env.local"]}`,

@@ -11,6 +11,7 @@ import (
 // interface settings under the same key still load, and so do the
 // top-level theme and keybinds of its older files, under tui's.
 func TestTUIKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		theme      Theme
@@ -57,6 +58,7 @@ func TestTUIKey(t *testing.T) {
 // TestTUIKeyMerge: a project's tui settings override the global ones key
 // by key.
 func TestTUIKeyMerge(t *testing.T) {
+	t.Parallel()
 	global, err := Parse([]byte(`{"tui": {"theme": "dark", "mouse": false}}`), ParseOptions{Name: "g.json"})
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/codeloop/codeloop/internal/acp/acptest"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // acpEditor is the editor's side of a codeloop acp process: the ACP SDK's
@@ -242,33 +243,27 @@ func (ed *acpEditor) reset() {
 // waitKind waits for an update of kind k.
 func (ed *acpEditor) waitKind(k string) {
 	ed.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !slices.Contains(ed.kinds(), k) {
-		if time.Now().After(deadline) {
-			ed.t.Fatalf("no %s update; got %v", k, ed.kinds())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitfor.Within(waitfor.Deadline, func() bool { return slices.Contains(ed.kinds(), k) }) {
+		ed.t.Fatalf("no %s update; got %v", k, ed.kinds())
 	}
 }
 
 // waitLine waits for a line of the agent containing s.
 func (ed *acpEditor) waitLine(s string) string {
 	ed.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var line string
+	waitfor.Until(ed.t, "a line with "+s, func() bool {
 		ed.mu.Lock()
+		defer ed.mu.Unlock()
 		for _, l := range ed.out {
 			if strings.Contains(string(l), s) {
-				ed.mu.Unlock()
-				return string(l)
+				line = string(l)
+				return true
 			}
 		}
-		ed.mu.Unlock()
-		if time.Now().After(deadline) {
-			ed.t.Fatalf("no line with %s", s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
+	return line
 }
 
 // acpSchema validates messages against the protocol's JSON schema.

@@ -92,6 +92,8 @@ func TestCrashWhileRewriting(t *testing.T) {
 		// a third just after the file is first seen to change (when an
 		// in-place write would be under way), a third within 5 ms of that,
 		// while the writes and edits that follow run.
+		// The sleeps after the waits are not waits: they are the random
+		// jitter that spreads the kills over the write.
 		switch i % 3 {
 		case 0:
 			waitStaged(r.dir, exited)
@@ -147,7 +149,7 @@ func waitStaged(dir string, exited <-chan struct{}) {
 				return
 			}
 		}
-		time.Sleep(20 * time.Microsecond)
+		time.Sleep(20 * time.Microsecond) // a look every 20 µs: the waitfor helper's few ms would miss the write
 	}
 }
 
@@ -169,7 +171,7 @@ func waitChange(path string, exited <-chan struct{}, spin bool) {
 			return
 		}
 		if !spin {
-			time.Sleep(20 * time.Microsecond)
+			time.Sleep(20 * time.Microsecond) // a look every 20 µs, as in waitStaged
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/mcp/mcptest"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // write adds files (with directories) to the project after its first commit.
@@ -321,11 +322,10 @@ finish stop
 		t.Fatal(err)
 	}
 	started := filepath.Join(p.dir, "started.txt")
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-	}
+	waitfor.Until(t, "the command's turn to start its bash call", func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

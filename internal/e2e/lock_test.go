@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // TestTwoRunsOneSession runs a second `codeloop run -s ID` while a first
@@ -44,12 +46,7 @@ finish stop input=30 output=5
 		t.Fatal(err)
 	}
 	// Start the second run while the first streams its slow answer.
-	for deadline := time.Now().Add(30 * time.Second); len(p.model.Requests()) < 2; {
-		if time.Now().After(deadline) {
-			t.Fatal("the first run never asked the model")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Until(t, "the first run to ask the model", func() bool { return len(p.model.Requests()) >= 2 })
 	stdout, stderr, code := p.run("run", "-s", id, "second question")
 	if err := first.Wait(); err != nil {
 		t.Fatalf("first run: %v\n%s", err, err1.String())
@@ -104,12 +101,7 @@ finish stop input=30 output=5
 	if err := slow.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); len(p.model.Requests()) < 2; {
-		if time.Now().After(deadline) {
-			t.Fatal("the slow run never asked the model")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Until(t, "the slow run to ask the model", func() bool { return len(p.model.Requests()) >= 2 })
 	_ = slow.Process.Signal(syscall.SIGKILL)
 	_ = slow.Wait()
 	stdout, stderr, code := p.run("run", "-s", id, "are you there")
@@ -217,16 +209,11 @@ finish stop input=30 output=5
 	}
 }
 
-// waitFile returns once path exists; it fails the test after a minute.
+// waitFile returns once path exists; it fails the test if it never does.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never appeared", path)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Until(t, path+" to appear", func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // goplsDir returns the directory holding gopls (on PATH, or in GOPATH/bin
@@ -302,10 +304,7 @@ hang
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(serverProcs("gopls", p.dir)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitfor.Within(waitfor.Deadline, func() bool { return len(serverProcs("gopls", p.dir)) == 0 })
 	if left := serverProcs("gopls", p.dir); len(left) > 0 {
 		t.Errorf("gopls %v outlived codeloop killed with SIGKILL", left)
 	}

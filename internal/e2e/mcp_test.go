@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/mcp/mcptest"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // writeConfig adds a codeloop.json beside the project's OpenCode config;
@@ -118,16 +119,11 @@ finish stop
 	if err != nil {
 		t.Fatalf("the slow server never started: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	if !waitfor.Within(waitfor.Deadline, func() bool {
 		// kill -0 fails once the process is gone.
-		if exec.Command("kill", "-0", strings.TrimSpace(string(pid))).Run() != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the slow server (pid %s) outlived codeloop", strings.TrimSpace(string(pid)))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return exec.Command("kill", "-0", strings.TrimSpace(string(pid))).Run() != nil
+	}) {
+		t.Fatalf("the slow server (pid %s) outlived codeloop", strings.TrimSpace(string(pid)))
 	}
 }
 

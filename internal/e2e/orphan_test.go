@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // TestKilledRunStopsItsCommand kills `codeloop run` with SIGKILL while a
@@ -37,26 +39,21 @@ finish stop input=20 output=2
 		t.Fatal(err)
 	}
 	// Wait until both sleeps run: they are descendants of codeloop.
-	deadline := time.Now().Add(30 * time.Second)
 	var sleeps []int
-	for len(sleeps) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the bash command never started")
-		}
-		time.Sleep(10 * time.Millisecond)
+	waitfor.Until(t, "both sleeps of the bash command to run", func() bool {
 		sleeps = descendants(cmd.Process.Pid, "sleep")
-	}
+		return len(sleeps) >= 2
+	})
 	group := processGroup(sleeps[0])
 	killed := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	for left := groupMembers(group); len(left) > 0; left = groupMembers(group) {
-		if time.Since(killed) > 30*time.Second {
-			t.Fatalf("processes of the command's group %d outlived codeloop: %v", group, left)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !waitfor.Within(waitfor.Deadline, func() bool { return len(groupMembers(group)) == 0 }) {
+		t.Fatalf("processes of the command's group %d outlived codeloop: %v", group, groupMembers(group))
 	}
-	time.Sleep(time.Until(killed.Add(3 * time.Second))) // past the sleeps
+	// Not a wait for an event: nothing may write, and an absence sends no
+	// signal, so the test lets the time the sleeps would take pass.
+	time.Sleep(time.Until(killed.Add(3 * time.Second)))
 	for _, name := range []string{"after-death.txt", "child-after-death.txt"} {
 		if _, err := os.Stat(filepath.Join(p.dir, name)); err == nil {
 			t.Errorf("the bash command outlived codeloop and wrote %s", name)
@@ -159,21 +156,19 @@ func TestKilledRunStopsMCPServer(t *testing.T) {
 	}
 	var procs []int
 	for _, name := range []string{"server", "child"} {
-		b, err := os.ReadFile(filepath.Join(pids, name))
-		if err != nil {
-			t.Fatalf("the server did not start: %v", err)
-		}
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		var pid int
+		waitfor.Until(t, "the server to write its "+name+" pid", func() bool {
+			b, err := os.ReadFile(filepath.Join(pids, name))
+			n, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+			pid = n
+			return err == nil && perr == nil
+		})
 		procs = append(procs, pid)
 	}
 	group := processGroup(procs[0])
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	deadline := time.Now().Add(30 * time.Second)
-	for left := groupMembers(group); len(left) > 0; left = groupMembers(group) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the MCP server's processes %v outlived codeloop", left)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !waitfor.Within(waitfor.Deadline, func() bool { return len(groupMembers(group)) == 0 }) {
+		t.Fatalf("the MCP server's processes %v outlived codeloop", groupMembers(group))
 	}
 }

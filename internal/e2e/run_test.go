@@ -17,6 +17,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/fakellm"
 	"github.com/codeloop/codeloop/internal/llm"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // binary is the codeloop binary built once for the package's tests.
@@ -142,6 +143,25 @@ func (p *project) run(args ...string) (stdout, stderr string, code int) {
 		p.t.Fatalf("codeloop %v: %v\n%s", args, err, errb.String())
 	}
 	return out.String(), errb.String(), code
+}
+
+// waitStored waits until the latest session, as exported, holds every one
+// of want: codeloop saves what streams in while it streams.
+func (p *project) waitStored(want ...string) {
+	p.t.Helper()
+	var out string
+	if !waitfor.Within(waitfor.Deadline, func() bool {
+		o, _, code := p.run("export")
+		out = o
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				return false
+			}
+		}
+		return code == 0
+	}) {
+		p.t.Fatalf("the session never held %q:\n%s", want, out)
+	}
 }
 
 func (p *project) read(name string) string {
@@ -290,7 +310,7 @@ finish stop
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the model was never reached: %s", errb.String())
 	}
-	time.Sleep(500 * time.Millisecond) // past the flush interval
+	p.waitStored("Starting a long answer", `"callID": "call_1"`)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +426,7 @@ func TestInterruptSavesAndExits130(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the model was never reached")
 	}
-	time.Sleep(500 * time.Millisecond) // let the streamed text arrive
+	p.waitStored("Half of an answer")
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // snapshotScript writes and edits files with the built-in tools, then
@@ -251,7 +253,7 @@ finish stop
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond)
+		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond) // not a wait: the kill moment is random on purpose
 		if cmd.Process.Signal(syscall.SIGKILL) == nil {
 			killed++
 		}
@@ -301,18 +303,12 @@ finish stop
 		t.Fatal(err)
 	}
 	// Kill once the write, the edit and the bash call have all started.
-	for deadline := time.Now().Add(time.Minute); ; {
+	waitfor.Until(t, "the step's tools to all run", func() bool {
 		_, errStarted := os.Stat(filepath.Join(p.dir, "started"))
 		a, _ := os.ReadFile(filepath.Join(p.dir, "a.txt"))
 		n, _ := os.ReadFile(filepath.Join(p.dir, "new.txt"))
-		if errStarted == nil && string(a) == "goodbye world\n" && string(n) == "written by the agent\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the step's tools never all ran")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return errStarted == nil && string(a) == "goodbye world\n" && string(n) == "written by the agent\n"
+	})
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
 	if err := os.Remove(filepath.Join(p.dir, "started")); err != nil {

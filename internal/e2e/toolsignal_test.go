@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // TestRunReadsNamedPipe has the model read a named pipe: the read fails at
@@ -75,15 +77,11 @@ finish stop input=20 output=2
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(30 * time.Second)
 			var sleeps []int
-			for len(sleeps) == 0 {
-				if time.Now().After(deadline) {
-					t.Fatal("the bash command never started")
-				}
-				time.Sleep(10 * time.Millisecond)
+			waitfor.Until(t, "the bash command to start", func() bool {
 				sleeps = descendants(cmd.Process.Pid, "sleep")
-			}
+				return len(sleeps) > 0
+			})
 			group := processGroup(sleeps[0])
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)

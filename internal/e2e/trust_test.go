@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // writeFile writes a file of the project or the home directory.
@@ -30,14 +32,7 @@ func exists(p string) bool {
 // waitFor polls for a file a background process creates; it reports
 // whether it appeared within d.
 func waitFor(p string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if exists(p) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return exists(p)
+	return waitfor.Within(d, func() bool { return exists(p) })
 }
 
 const writeNotesThenAnswer = `
@@ -71,7 +66,9 @@ func TestUntrustedProjectRunsNothing(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
-	time.Sleep(300 * time.Millisecond) // anything started would have written by now
+	// Not a wait for an event: the test proves that nothing ran, and an
+	// absence sends no signal, so it gives a started command time to write.
+	time.Sleep(300 * time.Millisecond)
 	for _, m := range []string{"mcp", "lsp", "fmt"} {
 		if exists(filepath.Join(out, m)) {
 			t.Errorf("the untrusted project's %s command ran", m)
@@ -122,7 +119,7 @@ func TestUntrustedProjectRunsNothing(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "changed since you trusted it (changed codeloop.json)") {
 		t.Errorf("run after a change: exit %d\n%s", code, stderr)
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // not a wait: time for a command that must not run to write, as above
 	for _, m := range []string{"mcp", "lsp", "fmt"} {
 		if exists(filepath.Join(out, m)) {
 			t.Errorf("the changed project's %s command ran", m)
@@ -221,7 +218,7 @@ func TestCorruptTrustStore(t *testing.T) {
 	if !strings.Contains(stderr, "warning: the trusted projects in") || !strings.Contains(stderr, "skipped the project's 1 MCP server") {
 		t.Errorf("no warning or no skip line:\n%s", stderr)
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // not a wait: time for a command that must not run to write, as above
 	if exists(filepath.Join(out, "mcp")) {
 		t.Error("a corrupt trust store trusted the project")
 	}

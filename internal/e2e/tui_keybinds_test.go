@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // TestTUIKeybinds drives the leader keys in a terminal: the default
@@ -73,11 +74,7 @@ func TestTUIKeybinds(t *testing.T) {
 // after Escape would otherwise reach the program with it, as Alt+key.
 func waitGone(tm *tmuxTerm, name, s string) {
 	tm.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for strings.Contains(tm.screen(name), s) {
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("the screen still shows %q:\n%s", s, tm.screen(name))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !waitfor.Within(waitfor.Deadline, func() bool { return !strings.Contains(tm.screen(name), s) }) {
+		tm.t.Fatalf("the screen still shows %q:\n%s", s, tm.screen(name))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // tmuxTerm drives the real binary in a terminal: a tmux server on a
@@ -52,21 +54,19 @@ func (tm *tmuxTerm) screen(name string) string {
 // waitFor waits until the screen shows every one of want.
 func (tm *tmuxTerm) waitFor(name string, want ...string) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := tm.screen(name)
-		ok := true
+	var s string
+	if !waitfor.Within(waitfor.Deadline, func() bool {
+		s = tm.screen(name)
 		for _, w := range want {
-			ok = ok && strings.Contains(s, w)
+			if !strings.Contains(s, w) {
+				return false
+			}
 		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("the screen never showed %q:\n%s", want, s)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return true
+	}) {
+		tm.t.Fatalf("the screen never showed %q:\n%s", want, s)
 	}
+	return s
 }
 
 func (tm *tmuxTerm) keys(name string, keys ...string) {
@@ -91,16 +91,15 @@ func (tm *tmuxTerm) paste(name, text string) {
 // record of a pane's status is not reliable: it can miss the exit.)
 func (tm *tmuxTerm) exited(name, statusFile string) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if b, err := os.ReadFile(statusFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			return strings.TrimSpace(string(b))
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("codeloop did not exit in %s:\n%s", name, tm.screen(name))
-		}
-		time.Sleep(50 * time.Millisecond)
+	var status string
+	if !waitfor.Within(waitfor.Deadline, func() bool {
+		b, err := os.ReadFile(statusFile)
+		status = strings.TrimSpace(string(b))
+		return err == nil && strings.HasSuffix(string(b), "\n")
+	}) {
+		tm.t.Fatalf("codeloop did not exit in %s:\n%s", name, tm.screen(name))
 	}
+	return status
 }
 
 // pid returns the pid of the program the window's shell runs.

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // rig runs hooks defined inline, as a user's settings file would.
@@ -280,20 +281,16 @@ func TestRunTimeout(t *testing.T) {
 	}
 }
 
-// alive reports whether pid runs (a zombie waiting to be reaped by init
-// counts as gone).
+// alive reports whether pid still runs after waiting for it to end (a
+// zombie waiting to be reaped by init counts as gone).
 func alive(pid int) bool {
-	for range 50 {
+	return !waitfor.Within(waitfor.Deadline, func() bool {
 		if !processAlive(pid) {
-			return false
+			return true
 		}
 		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err == nil && strings.Contains(string(st), ") Z ") {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
+		return err == nil && strings.Contains(string(st), ") Z ")
+	})
 }
 
 // TestRunAborted: a session abort stops the hooks without a notice.

@@ -66,7 +66,7 @@ func TestFormat(t *testing.T) {
 
 func TestSessionsSortNewestFirst(t *testing.T) {
 	a := Descending(Session)
-	time.Sleep(2 * time.Millisecond)
+	time.Sleep(2 * time.Millisecond) // not a wait: ids order by millisecond, so the clock must tick between the two
 	b := Descending(Session)
 	ids := []string{a, b}
 	sort.Strings(ids)

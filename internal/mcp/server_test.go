@@ -18,6 +18,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // The test binary doubles as a stdio MCP server when this variable is set;
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 
 func runTestServer() int {
 	if d, err := time.ParseDuration(os.Getenv(envTestDelay)); err == nil {
-		time.Sleep(d)
+		time.Sleep(d) // not a wait: the server under test is slow to start
 	}
 	fmt.Fprintln(os.Stderr, "test server starting")
 	if err := newTestServer(nil).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
@@ -233,16 +234,10 @@ func (a *recordAsker) requests() []permission.Request {
 	return append([]permission.Request(nil), a.reqs...)
 }
 
-// eventually polls cond until it holds or 20 seconds pass.
+// eventually waits until cond holds.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Until(t, what, cond)
 }
 
 // sseServer serves the test server over the older SSE transport only.

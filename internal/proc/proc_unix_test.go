@@ -13,7 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // parentEnv makes the test binary act as a codeloop that starts a command
@@ -54,17 +55,14 @@ func alive(pid int) bool {
 
 func readPid(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var pid int
+	waitfor.Until(t, path+" to be written", func() bool {
 		b, err := os.ReadFile(path)
-		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was never written", path)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		n, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		pid = n
+		return err == nil && perr == nil
+	})
+	return pid
 }
 
 // TestGroupDiesWithParent SIGKILLs a process that started a command with
@@ -89,13 +87,9 @@ func TestGroupDiesWithParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	deadline := time.Now().Add(30 * time.Second)
-	for alive(shell) || alive(background) {
-		if time.Now().After(deadline) {
-			t.Fatalf("outlived their parent: shell %v, background job %v; parent's stderr: %s",
-				alive(shell), alive(background), stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !waitfor.Within(waitfor.Deadline, func() bool { return !alive(shell) && !alive(background) }) {
+		t.Fatalf("outlived their parent: shell %v, background job %v; parent's stderr: %s",
+			alive(shell), alive(background), stderr.String())
 	}
 }
 
@@ -120,13 +114,7 @@ func TestReleasedWatcherKillsNothing(t *testing.T) {
 	if err := p.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for alive(background) {
-		if time.Now().After(deadline) {
-			t.Fatal("Signal did not reach the background job in the command's group")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, "Signal to reach the background job in the command's group", func() bool { return !alive(background) })
 }
 
 func TestStartError(t *testing.T) {

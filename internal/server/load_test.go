@@ -14,6 +14,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/client/clienttest"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // subscriber reads GET /event in a goroutine and keeps, per session, the
@@ -124,8 +125,9 @@ func TestLoad(t *testing.T) {
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	warm, _ := r.subscribe(t, hc)
 	warm.Body.Close()
-	settle := func() { runtime.GC(); time.Sleep(50 * time.Millisecond) }
-	settle()
+	handlers := func() int { return strings.Count(goroutines(), "internal/server.(*Server).events(") }
+	waitfor.Until(t, "the warm-up stream's handler to end", func() bool { return handlers() == 0 })
+	runtime.GC()
 	before := runtime.NumGoroutine()
 
 	slow, _ := r.subscribe(t, hc) // never read
@@ -178,17 +180,11 @@ func TestLoad(t *testing.T) {
 	slow.Body.Close()
 	// The engine keeps its model connections; what the subscribers held
 	// must be gone: the server's stream handlers and their connections.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		settle()
-		n, stacks := runtime.NumGoroutine(), goroutines()
-		handlers := strings.Count(stacks, "internal/server.(*Server).events(")
-		if handlers == 0 && n <= before+engineSlack {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d stream handlers and %d goroutines after the subscribers left, %d before\n%s", handlers, n, before, stacks)
-		}
+	if !waitfor.Within(waitfor.Deadline, func() bool {
+		runtime.GC()
+		return handlers() == 0 && runtime.NumGoroutine() <= before+engineSlack
+	}) {
+		t.Fatalf("%d stream handlers and %d goroutines after the subscribers left, %d before\n%s", handlers(), runtime.NumGoroutine(), before, goroutines())
 	}
 }
 

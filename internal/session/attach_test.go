@@ -23,6 +23,7 @@ var pngBytes, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAA
 // TestAttach sends user messages with file and agent parts and checks what
 // is stored and what the model is sent, with the real read tool.
 func TestAttach(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range map[string]string{
 		"main.go":       "package main\n\nfunc main() {}\n",

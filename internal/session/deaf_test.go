@@ -35,6 +35,7 @@ func (d *deafTool) Run(context.Context, *tool.Call) (*tool.Result, error) {
 // interrupted, and the engine must close, so that a signal is always
 // answered.
 func TestAbortWithDeafTool(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {

@@ -148,7 +148,9 @@ func playEcho(t *testing.T, sessions *Sessions, work string, prompts int) ([][]b
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline, cancel := context.WithTimeout(ctx, time.Minute)
+	// A hang guard, generous enough for a loaded machine running the
+	// package's tests in parallel under the race detector.
+	deadline, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	for i := range prompts {
 		if _, err := eng.Prompt(deadline, PromptInput{SessionID: sess.ID, Parts: []message.Part{TextPart(fmt.Sprintf("Question %d", i))}}); err != nil {
@@ -168,6 +170,7 @@ func playEcho(t *testing.T, sessions *Sessions, work string, prompts int) ([][]b
 // whole session at every step, and keeping the history in memory. Every
 // request sent to the model must be the same, byte for byte.
 func TestHistoryRequestsMatchFullReload(t *testing.T) {
+	t.Parallel()
 	const prompts = 40
 	work := echoWorkspace(t)
 	ctx := context.Background()
@@ -240,6 +243,7 @@ func mustJSON(t *testing.T, v any) string {
 // the database, as another codeloop process would, between two prompts of
 // a running engine: the next request must carry the change.
 func TestHistorySecondWriter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	work := echoWorkspace(t)
 	path := filepath.Join(t.TempDir(), "codeloop.db")
@@ -353,6 +357,7 @@ func compactedSession(t *testing.T, s *Sessions) (sess Info, unfinished, summary
 // on falls back to the whole history when that compaction stops applying
 // (its summary now ends in an error).
 func TestHistoryCompactionUndone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {
@@ -394,6 +399,7 @@ func TestHistoryCompactionUndone(t *testing.T) {
 // left unfinished is repaired when a loop starts, even when a later
 // compaction hides it from the model and the loop does not read it.
 func TestRecoverHiddenByCompaction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // These tests hold the processor to its persistence contract
@@ -482,6 +483,7 @@ func (r *persistRig) prompt(text string) {
 }
 
 func TestProcessorPersistence(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// script returns the model's steps and checks the outcome.
@@ -577,6 +579,7 @@ func TestProcessorPersistence(t *testing.T) {
 // that keeps streaming reaches the store within the flush interval, with
 // no structural event to carry it.
 func TestProcessorFlushesDeltas(t *testing.T) {
+	t.Parallel()
 	r := newPersistRig(t, 10*time.Millisecond)
 	var partID string
 	step := []probed{{ev: llm.Event{Type: llm.EventTextStart, ID: "t"}, check: func() {
@@ -588,16 +591,11 @@ func TestProcessorFlushesDeltas(t *testing.T) {
 		sent += d
 		want := sent
 		step = append(step, probed{ev: llm.Event{Type: llm.EventTextDelta, ID: "t", Text: d}, check: func() {
-			deadline := time.Now().Add(10 * time.Second) // a hang guard, not a timing assertion
-			for {
-				if p, _ := r.storedPart(partID).(*message.TextPart); p != nil && p.Text == want {
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Errorf("the text %q never reached the store while the block streamed", want)
-					return
-				}
-				time.Sleep(time.Millisecond)
+			if !waitfor.Within(waitfor.Deadline, func() bool { // a hang guard, not a timing assertion
+				p, _ := r.storedPart(partID).(*message.TextPart)
+				return p != nil && p.Text == want
+			}) {
+				t.Errorf("the text %q never reached the store while the block streamed", want)
 			}
 		}})
 	}

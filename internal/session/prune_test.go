@@ -30,6 +30,7 @@ func amsg(id string, summary bool, parts ...message.Part) message.Message {
 }
 
 func TestSelectPrune(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		msgs []message.Message
@@ -86,6 +87,7 @@ func TestSelectPrune(t *testing.T) {
 }
 
 func TestShouldPrune(t *testing.T) {
+	t.Parallel()
 	on, off := true, false
 	model := llm.Model{Limit: llm.Limit{Context: 200_000, Output: 8_000}}
 	tests := []struct {

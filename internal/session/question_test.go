@@ -17,6 +17,7 @@ import (
 // dismisses: the turn ends there, as after a rejected permission, and the
 // model is not asked again.
 func TestDismissedQuestionEndsTurn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {

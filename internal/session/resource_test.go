@@ -41,6 +41,7 @@ func dataURL(mime string, data []byte) string {
 // TestAttachResource sends user messages attaching MCP resources and checks
 // what is stored and what the model is sent.
 func TestAttachResource(t *testing.T) {
+	t.Parallel()
 	big := make([]byte, maxResourceMedia+1)
 	res := &resourceServer{
 		texts: map[string]string{

@@ -253,6 +253,7 @@ func (h *revertHarness) wantState(i int, when string) {
 // TestUndoChains undoes chains of turns of every kind one turn at a time,
 // up to five deep, redoes them all, and undoes them again.
 func TestUndoChains(t *testing.T) {
+	t.Parallel()
 	kinds := []string{"file", "text", "cmd", "test", "agent", "bash"}
 	var chains [][]string
 	for _, a := range kinds {
@@ -298,6 +299,7 @@ func TestUndoChains(t *testing.T) {
 // nothing, followed by one to a turn that did, works, and that unreverting
 // a revert whose checkpoint is gone says which one.
 func TestRevertErrorNamesItsCause(t *testing.T) {
+	t.Parallel()
 	h := newRevertHarness(t, []string{"file", "text"})
 	h.turn("file")
 	h.turn("text")
@@ -329,6 +331,7 @@ func TestRevertErrorNamesItsCause(t *testing.T) {
 // earlier revert stays in force (its files as it left them), so redo
 // still works.
 func TestRevertConflictKeepsEarlierRevert(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newRevertHarness(t, []string{"file", "bash"})
 	h.turn("file")

@@ -38,6 +38,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of the scenar
 //	want/events     status, error and permission events, then the title
 //	want/files/<p>  workspace files afterwards
 func TestScenarios(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/scenarios/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)

@@ -48,6 +48,7 @@ func addTurn(t *testing.T, s *Sessions, sessionID, question, answer string) (str
 }
 
 func TestForkCopiesMessagesBefore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openSessions(t)
 	src, err := s.Create(ctx, CreateInput{ProjectID: "p", Directory: "/w", Title: "Work"})
@@ -92,6 +93,7 @@ func TestForkCopiesMessagesBefore(t *testing.T) {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openSessions(t)
 	src, _ := s.Create(ctx, CreateInput{ProjectID: "p", Directory: "/w"})
@@ -140,6 +142,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // grown since: without Replace the stored session keeps every message,
 // and the import becomes a new session with ids of its own.
 func TestImportNeverDeletes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openSessions(t)
 	src, err := s.Create(ctx, CreateInput{ProjectID: "p", Title: "Grown"})
@@ -193,6 +196,7 @@ func TestImportNeverDeletes(t *testing.T) {
 }
 
 func TestImportOpenCodeExport(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../message/testdata/opencode_export.json")
 	if err != nil {
 		t.Fatal(err)
@@ -217,6 +221,7 @@ func TestImportOpenCodeExport(t *testing.T) {
 }
 
 func TestDeleteRemovesChildren(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openSessions(t)
 	root, _ := s.Create(ctx, CreateInput{ProjectID: "p"})
@@ -240,6 +245,7 @@ func TestDeleteRemovesChildren(t *testing.T) {
 // comes first in the list (what --continue takes), not the one created
 // last.
 func TestListByLastActivity(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openSessions(t)
 	tick := time.UnixMilli(1_700_000_000_000)

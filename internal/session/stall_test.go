@@ -17,6 +17,7 @@ import (
 // answer: the stream is cut after the stall timeout and the request is
 // retried, instead of the session waiting forever.
 func TestStalledStreamIsRetried(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		timeout time.Duration

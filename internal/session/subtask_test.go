@@ -146,6 +146,7 @@ func (h *taskHooks) Run(_ context.Context, in hook.Input) hook.Result {
 // tool, which keeps the model from delegating: what the user typed runs,
 // with the tool hooks around it.
 func TestUserSubtaskIgnoresTaskDeny(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {

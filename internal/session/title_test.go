@@ -18,6 +18,7 @@ import (
 // compaction) while the first prompt's title is still being written: the
 // title is asked for once, not once per loop.
 func TestTitleOnceWhileInFlight(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {

@@ -31,6 +31,7 @@ func (l *lookTool) Run(_ context.Context, call *tool.Call) (*tool.Result, error)
 // TestToolSeesMessages checks that a tool's call carries the session's
 // messages, as the seeds' tool context does.
 func TestToolSeesMessages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRetryDelay(t *testing.T) {
+	t.Parallel()
 	const s = time.Second
 	tests := []struct {
 		attempt int
@@ -33,6 +34,7 @@ func TestRetryDelay(t *testing.T) {
 }
 
 func TestIsOverflow(t *testing.T) {
+	t.Parallel()
 	ptr := func(n int) *int { return &n }
 	tk := func(n int64) message.Tokens { return message.Tokens{Input: n} }
 	tests := []struct {
@@ -67,6 +69,7 @@ func TestIsOverflow(t *testing.T) {
 }
 
 func TestCleanTitle(t *testing.T) {
+	t.Parallel()
 	long := ""
 	for range 120 {
 		long += "x"
@@ -85,6 +88,7 @@ func TestCleanTitle(t *testing.T) {
 }
 
 func TestDefaultTitle(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
 	if got := DefaultTitle(now, false); got != "New session - 2026-01-02T03:04:05.006Z" {
 		t.Errorf("DefaultTitle = %q", got)
@@ -111,6 +115,7 @@ func TestDefaultTitle(t *testing.T) {
 }
 
 func TestDoomLoop(t *testing.T) {
+	t.Parallel()
 	rec := func(tool, input, output string) callRecord {
 		return callRecord{tool: tool, input: input, output: output, done: output != ""}
 	}

@@ -18,6 +18,7 @@ import (
 // MiB. The store stays under its cap and every path it could not keep is
 // reported.
 func TestStoreStaysUnderCap(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 80 MB")
 	}

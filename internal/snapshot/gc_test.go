@@ -14,6 +14,7 @@ import (
 // past the retention go with the objects only they named, while reverts
 // of the kept ones still work.
 func TestCollect(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
 	os.WriteFile(path, []byte("v0\n"), 0o644)

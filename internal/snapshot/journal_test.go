@@ -15,6 +15,7 @@ import (
 // directory closes it with Recover: the patch names the changed files, a
 // revert restores them exactly, and recovering again gives the same patch.
 func TestRecoverKilledStep(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir, work := t.TempDir(), t.TempDir()
 	for name, content := range map[string]string{"a.txt": "old a\n", "same.txt": "same\n"} {
@@ -76,6 +77,7 @@ func TestRecoverKilledStep(t *testing.T) {
 // TestFinishDropsJournal checks that a step closed normally leaves no
 // journal behind.
 func TestFinishDropsJournal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, work := openStore(t), t.TempDir()
 	cp, err := s.Begin(ctx, work, "ses_1", "msg_1")

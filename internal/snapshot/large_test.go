@@ -16,6 +16,7 @@ import (
 // default 1 GiB store, and reports the store's size, the skipped paths and
 // the time of each of ten steps.
 func TestLargeProject(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CODELOOP_SNAPSHOT_LARGE") == "" {
 		t.Skip("set CODELOOP_SNAPSHOT_LARGE=1 to build a 3 GB, 200,000-file project")
 	}

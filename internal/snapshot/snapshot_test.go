@@ -114,6 +114,7 @@ func toolWrite(t *testing.T, s *Store, session, path, content string) {
 // a plain directory and in a git repository, then checks that reverting
 // them restores the tree exactly and unreverting re-applies it exactly.
 func TestRevertUnrevert(t *testing.T) {
+	t.Parallel()
 	steps := []struct {
 		name string
 		do   func(t *testing.T, s *Store, dir, cp string)
@@ -238,6 +239,7 @@ func TestRevertUnrevert(t *testing.T) {
 // TestRevertConflict checks that a file the user edited after the step is
 // reported and not overwritten, and that force overwrites it.
 func TestRevertConflict(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
 	os.WriteFile(a, []byte("one\n"), 0o644)
@@ -273,6 +275,7 @@ func TestRevertConflict(t *testing.T) {
 // TestGrowthByChangedBytes makes 1,000 one-line edits to a 1 MB file and
 // checks that the store grows by about the changed chunks, not by copies.
 func TestGrowthByChangedBytes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("1,000 steps")
 	}
@@ -322,6 +325,7 @@ func TestGrowthByChangedBytes(t *testing.T) {
 // brings back the user's version, not the one before it, whether the scan
 // walks the tree or asks the watcher.
 func TestEditBetweenSteps(t *testing.T) {
+	t.Parallel()
 	for _, noWatch := range []bool{false, true} {
 		dir := t.TempDir()
 		sh(t, dir, "mkdir -p pkg && printf 'v1\\n' > pkg/a.txt && printf 'keep\\n' > b.txt")
@@ -366,6 +370,7 @@ func TestEditBetweenSteps(t *testing.T) {
 // loaded is reported for what it is: no id, a malformed one, or one the
 // store does not hold.
 func TestLoadErrorsNameTheirCause(t *testing.T) {
+	t.Parallel()
 	s := openStore(t)
 	missing := id.Ascending(id.Snapshot)
 	tests := []struct {

@@ -14,6 +14,7 @@ import (
 // processes and old ones that name none, and keeps those of a process
 // still writing (another codeloop sharing the store).
 func TestOpenRemovesOnlyDeadTemps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ended := exec.Command("true")
 	if err := ended.Run(); err != nil {

@@ -72,6 +72,7 @@ func copyTree(t *testing.T, from, to string) {
 // 015 expects the operations before a failing one to stay applied; codeloop
 // checks the whole patch first, so there the tree must stay unchanged.
 func TestApplyPatchConformance(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("testdata", "apply-patch", "scenarios")
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -114,6 +115,7 @@ func TestApplyPatchConformance(t *testing.T) {
 }
 
 func TestApplyPatch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		files   map[string]string
@@ -218,6 +220,7 @@ func TestApplyPatch(t *testing.T) {
 }
 
 func TestApplyPatchPermissions(t *testing.T) {
+	t.Parallel()
 	dir, outside := t.TempDir(), t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.txt": "a\n"})
 	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** Add File: " + filepath.Join(outside, "o.txt") + "\n+o\n*** End Patch"

@@ -14,6 +14,7 @@ import (
 )
 
 func TestWriteAtomicKeepsFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, dir string) string // returns the path written
@@ -189,6 +190,7 @@ func leftovers(t *testing.T, dir string) {
 // place rather than written over the old file: a reader holding the old
 // file sees it whole.
 func TestWriteAtomicReplacesInode(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"f.txt": strings.Repeat("old\n", 1000)})
 	path := filepath.Join(dir, "f.txt")
@@ -223,6 +225,7 @@ func TestWriteAtomicReplacesInode(t *testing.T) {
 // a child process whose file-size limit is 100 KB, as on a full disk: the
 // write fails and the old content stays whole.
 func TestWriteAtomicFileTooLarge(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("CODELOOP_TEST_FSIZE_WRITE"); path != "" {
 		signal.Ignore(syscall.SIGXFSZ)
 		lim := syscall.Rlimit{Cur: 100 << 10, Max: 100 << 10}

@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/permission"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 func TestBash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"sub/file.txt": "content\n"})
 	tests := []struct {
@@ -84,30 +86,31 @@ func gone(pid int) bool {
 
 func waitGone(t *testing.T, pidFile string) {
 	t.Helper()
+	pid := readPid(t, pidFile)
+	if !waitfor.Within(waitfor.Deadline, func() bool { return gone(pid) }) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("process %d survived its command", pid)
+	}
+}
+
+// readPid waits for the command to write its child's pid to pidFile and
+// returns it.
+func readPid(t testing.TB, pidFile string) int {
+	t.Helper()
 	var pid int
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	waitfor.Until(t, "the command to write its child's pid", func() bool {
 		b, _ := os.ReadFile(pidFile)
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			pid = n
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the command never wrote its child's pid")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	for deadline := time.Now().Add(5 * time.Second); !gone(pid); {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("process %d survived its command", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		pid = n
+		return err == nil
+	})
+	return pid
 }
 
 // TestBashTimeoutKillsGrandchildren starts a sleep from a subshell; the
 // timeout must end it too.
 func TestBashTimeoutKillsGrandchildren(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	env := testEnv(t)
@@ -127,6 +130,7 @@ func TestBashTimeoutKillsGrandchildren(t *testing.T) {
 // TestBashSigkillAfterGrace runs a command that ignores SIGTERM; SIGKILL
 // follows after the grace period.
 func TestBashSigkillAfterGrace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	env := testEnv(t)
@@ -164,7 +168,7 @@ func TestBashAbort(t *testing.T) {
 		done <- out{res, err}
 	}()
 	<-started
-	time.Sleep(50 * time.Millisecond)
+	readPid(t, pidFile) // the command runs its child
 	cancel()
 	aborted := time.Now()
 	select {
@@ -189,10 +193,12 @@ func BenchmarkBashAbort(b *testing.B) {
 	env := testEnv(b)
 	env.Shell = "/bin/sh"
 	tl := toolByID(b, env, "bash")
+	pidFile := filepath.Join(dir, "pid")
 	var total time.Duration
 	for b.Loop() {
+		_ = os.Remove(pidFile)
 		ctx, cancel := context.WithCancel(context.Background())
-		call, _ := newCall(b, "bash", dir, map[string]any{"command": "sleep 300"})
+		call, _ := newCall(b, "bash", dir, map[string]any{"command": fmt.Sprintf("sleep 300 & echo $! > %s; wait", pidFile)})
 		started := make(chan struct{})
 		var once sync.Once
 		call.Progress = func(string, map[string]any) { once.Do(func() { close(started) }) }
@@ -202,7 +208,7 @@ func BenchmarkBashAbort(b *testing.B) {
 			close(done)
 		}()
 		<-started
-		time.Sleep(20 * time.Millisecond)
+		readPid(b, pidFile) // the command runs its child
 		t0 := time.Now()
 		cancel()
 		<-done
@@ -212,6 +218,7 @@ func BenchmarkBashAbort(b *testing.B) {
 }
 
 func TestBashTailTruncation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := testEnv(t)
 	env.Shell = "/bin/sh"
@@ -233,6 +240,7 @@ func TestBashTailTruncation(t *testing.T) {
 // TestBashSpillsLargeOutput produces more output than is kept in memory;
 // it goes to a file as it arrives and the result keeps the tail.
 func TestBashSpillsLargeOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := testEnv(t)
 	env.Shell = "/bin/sh"
@@ -254,6 +262,7 @@ func TestBashSpillsLargeOutput(t *testing.T) {
 }
 
 func TestBashStreamsProgress(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := testEnv(t)
 	env.Shell = "/bin/sh"
@@ -277,6 +286,7 @@ func TestBashStreamsProgress(t *testing.T) {
 }
 
 func TestBashPermissions(t *testing.T) {
+	t.Parallel()
 	dir, outside := t.TempDir(), t.TempDir()
 	realOutside, _ := filepath.EvalSymlinks(outside)
 	env := testEnv(t)

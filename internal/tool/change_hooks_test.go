@@ -14,6 +14,7 @@ import (
 // with every path they are about to change while the old content is still
 // there, and append what AfterChange says to their output.
 func TestChangeHooks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		tool  string
@@ -64,6 +65,7 @@ func TestChangeHooks(t *testing.T) {
 // TestBeforeChangeErrorChangesNothing checks that a failing BeforeChange
 // fails the call and leaves every file as it was.
 func TestBeforeChangeErrorChangesNothing(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		tool  string
 		input map[string]any
@@ -88,6 +90,7 @@ func TestBeforeChangeErrorChangesNothing(t *testing.T) {
 // TestDiffShowsFormattedContent checks that when AfterChange rewrites the
 // file (a formatter), the diff in the metadata shows the final content.
 func TestDiffShowsFormattedContent(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		tool  string
 		input map[string]any

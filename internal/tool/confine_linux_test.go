@@ -46,6 +46,7 @@ func confinedEnv(t *testing.T, exe string) Env {
 }
 
 func TestBashSandboxed(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +99,7 @@ func TestBashSandboxed(t *testing.T) {
 // TestBashSandboxUndoesProtected has a confined command create protected
 // paths that did not exist: they are gone afterwards and the model is told.
 func TestBashSandboxUndoesProtected(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +134,7 @@ func TestBashSandboxUndoesProtected(t *testing.T) {
 // the ask fallback every command is asked, not run unasked; with deny it
 // is refused.
 func TestBashSandboxUnavailable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := confinedEnv(t, filepath.Join(t.TempDir(), "no-such-codeloop"))
 	rej := &confirmRejecter{}

@@ -30,6 +30,7 @@ func echoTool(t *testing.T) Tool {
 }
 
 func TestDefineDecodesAndValidates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, input string
 		want        string // output, or the error's detail
@@ -71,6 +72,7 @@ func TestDefineDecodesAndValidates(t *testing.T) {
 }
 
 func TestDefineTruncatesUnlessToolDecided(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("line\n", 50)
 	tr := &Truncator{Dir: t.TempDir(), Limits: Limits{MaxLines: 10}}
 	for _, decided := range []bool{false, true} {

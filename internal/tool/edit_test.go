@@ -15,6 +15,7 @@ import (
 )
 
 func TestEditTool(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		file    *string // initial content; nil: no file
@@ -87,6 +88,7 @@ func TestEditTool(t *testing.T) {
 }
 
 func TestEditDeniedChangesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"f.txt": "a\n"})
 	call, asker := newCall(t, "edit", dir, map[string]any{"filePath": filepath.Join(dir, "f.txt"), "oldString": "a", "newString": "b"})
@@ -104,6 +106,7 @@ func TestEditDeniedChangesNothing(t *testing.T) {
 // TestEditLocksPerFile runs many edits of one file at once; the per-file
 // lock makes every one of them land.
 func TestEditLocksPerFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const n = 20
 	var b strings.Builder
@@ -136,6 +139,7 @@ func TestEditLocksPerFile(t *testing.T) {
 }
 
 func TestWriteTool(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := testEnv(t)
 	// New file in a new directory.

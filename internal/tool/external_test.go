@@ -8,6 +8,7 @@ import (
 )
 
 func TestExternalDirs(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
 	project := filepath.Join(root, "project")

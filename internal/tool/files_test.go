@@ -42,6 +42,7 @@ func (b *buffers) WriteTextFile(_ context.Context, path, content string) error {
 // system: the text they read is the buffers', the text they write lands in
 // the buffers and the disk keeps what it held.
 func TestFileSystemCalls(t *testing.T) {
+	t.Parallel()
 	const disk = "saved line\n"
 	const unsaved = "unsaved line\nsecond\n"
 	for _, c := range []struct {
@@ -96,6 +97,7 @@ func TestFileSystemCalls(t *testing.T) {
 // removes a deleted one from the disk: the protocol of editors has no
 // removal.
 func TestFileSystemNewFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"old.txt": "bye\n"})
 	fs := &buffers{open: map[string]string{}}
@@ -128,6 +130,7 @@ func TestFileSystemNewFiles(t *testing.T) {
 // TestFileSystemErrors reports an editor that cannot read as the call's
 // failure, naming the file.
 func TestFileSystemErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.txt": "x\n"})
 	call, _ := newCall(t, "read", dir, map[string]any{"filePath": "a.txt"})

@@ -13,6 +13,7 @@ import (
 )
 
 func TestProtectedPath(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	cwd := filepath.Join(root, "pkg", "sub")
 	writeFiles(t, root, map[string]string{"pkg/sub/main.go": "package sub\n"})
@@ -53,6 +54,7 @@ func TestProtectedPath(t *testing.T) {
 }
 
 func TestProtectedGitFile(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -96,6 +98,7 @@ func TestProtectedGitFile(t *testing.T) {
 }
 
 func TestProtectedSymlink(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{".git/config": "[core]\n"})
 	if err := os.Symlink(".git", filepath.Join(root, "g")); err != nil {
@@ -107,6 +110,7 @@ func TestProtectedSymlink(t *testing.T) {
 }
 
 func TestEditProtected(t *testing.T) {
+	t.Parallel()
 	type edit struct {
 		tool  string
 		input func(dir string) map[string]any

@@ -33,6 +33,7 @@ func lines(n, width int) string {
 }
 
 func TestRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"small.txt":        "alpha\nbeta\ngamma\n",
@@ -122,6 +123,7 @@ func cutForLog(s string) string {
 }
 
 func TestReadImageAttachment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	png := pngBytes(t)
 	if err := os.WriteFile(filepath.Join(dir, "pic.png"), png, 0o644); err != nil {
@@ -141,6 +143,7 @@ func TestReadImageAttachment(t *testing.T) {
 }
 
 func TestReadInstructionsAndPermissions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"pkg/a.go": "package pkg\n", ".env": "SECRET=1\n"})
 	env := testEnv(t)

@@ -15,6 +15,7 @@ func ids(tools []Tool) []string {
 }
 
 func TestRegistryLookup(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry(Builtins(testEnv(t))...)
 	tests := []struct {
 		name, want string
@@ -40,6 +41,7 @@ func TestRegistryLookup(t *testing.T) {
 }
 
 func TestRegistryFor(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry(Builtins(testEnv(t))...)
 	tests := []struct {
 		model    string
@@ -61,6 +63,7 @@ func TestRegistryFor(t *testing.T) {
 }
 
 func TestPermissionOf(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]string{"edit": "edit", "write": "edit", "apply_patch": "edit", "bash": "bash", "read": "read"} {
 		if got := PermissionOf(id); got != want {
 			t.Errorf("PermissionOf(%s) = %s, want %s", id, got, want)
@@ -69,6 +72,7 @@ func TestPermissionOf(t *testing.T) {
 }
 
 func TestRegistryLaterReplaces(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	a, b := newRead(env), newRead(env)
 	r := NewRegistry(a, newGlob(env), b)

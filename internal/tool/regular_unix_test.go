@@ -16,6 +16,7 @@ import (
 // open would wait for a writer that never comes, and the process would
 // stop answering signals.
 func TestNonRegularFilesRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -49,6 +50,7 @@ func TestNonRegularFilesRefused(t *testing.T) {
 // TestGrepSkipsIgnoreFilePipe searches a directory whose .ignore file is a
 // named pipe: the search must not wait on it.
 func TestGrepSkipsIgnoreFilePipe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.txt": "needle\n"})
 	if err := syscall.Mkfifo(filepath.Join(dir, ".ignore"), 0o644); err != nil {
@@ -67,6 +69,7 @@ func TestGrepSkipsIgnoreFilePipe(t *testing.T) {
 
 // TestReadRefusesSocket reads a Unix socket: refused like a named pipe.
 func TestReadRefusesSocket(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.sock")
 	l, err := net.Listen("unix", path)

@@ -63,6 +63,7 @@ func oneSpanReplaced(content, got, newString string) bool {
 }
 
 func TestWordRunsInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s     string
 		words []string
@@ -87,6 +88,7 @@ func TestWordRunsInvalidUTF8(t *testing.T) {
 }
 
 func TestOneSpanReplaced(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		content, got, newString string
 		want                    bool

@@ -17,6 +17,7 @@ func matched(content string, spans []span) []string {
 }
 
 func TestReplacerOrder(t *testing.T) {
+	t.Parallel()
 	var names []string
 	for _, r := range replacers() {
 		names = append(names, r.name)
@@ -29,6 +30,7 @@ func TestReplacerOrder(t *testing.T) {
 }
 
 func TestReplacers(t *testing.T) {
+	t.Parallel()
 	byName := map[string]func(string, string) []span{}
 	for _, r := range replacers() {
 		byName[r.name] = r.find
@@ -94,6 +96,7 @@ func TestReplacers(t *testing.T) {
 }
 
 func TestReplace(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, content, old, new string
 		all                     bool
@@ -131,6 +134,7 @@ func TestReplace(t *testing.T) {
 }
 
 func TestEditContentKeepsEndingsAndBOM(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, content, old, new, want string
 	}{

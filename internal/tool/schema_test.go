@@ -14,6 +14,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // TestSchemaGolden pins every built-in tool's JSON Schema, so a change to
 // what the model sees shows up in review.
 func TestSchemaGolden(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	env.Search = NewSearch("", "a-search-key", nil) // websearch and codesearch too
 	tools := Builtins(env)

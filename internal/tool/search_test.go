@@ -61,6 +61,7 @@ func rel(dir string, paths []string) []string {
 }
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	dir := searchTree(t)
 	tests := []struct {
 		name, pattern, path string
@@ -102,6 +103,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGlobLimitAndNoRepo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{".gitignore": "*.txt\n", ".ignore": "skip/\n", "skip/s.md": ""}
 	for i := range 150 {
@@ -128,6 +130,7 @@ func TestGlobLimitAndNoRepo(t *testing.T) {
 }
 
 func TestGrep(t *testing.T) {
+	t.Parallel()
 	dir := searchTree(t)
 	tests := []struct {
 		name   string
@@ -176,6 +179,7 @@ func TestGrep(t *testing.T) {
 }
 
 func TestGrepErrorsAndLimit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range 150 {
@@ -212,6 +216,7 @@ func TestGrepErrorsAndLimit(t *testing.T) {
 // TestGrepEnginesAgree runs the same searches with ripgrep and with the Go
 // search and requires identical results.
 func TestGrepEnginesAgree(t *testing.T) {
+	t.Parallel()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
 		t.Skip("ripgrep (rg) is not installed; the comparison needs it")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSecretPatterns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name          string
 		user, project []string
@@ -68,6 +69,7 @@ func TestSecretPatterns(t *testing.T) {
 }
 
 func TestSecretSymlink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{".env": "SECRET=xyz\n"})
 	if err := os.Symlink(".env", filepath.Join(dir, "notes.txt")); err != nil {
@@ -79,6 +81,7 @@ func TestSecretSymlink(t *testing.T) {
 }
 
 func TestReadSecret(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{".env": "SECRET=xyz\n", ".env.example": "SECRET=changeme\n", "sub/server.pem": "xyz\n"})
 	tests := []struct {
@@ -141,6 +144,7 @@ func TestReadSecret(t *testing.T) {
 }
 
 func TestGrepSecret(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		".env":          "SECRET=xyz\n",
@@ -204,6 +208,7 @@ func TestGrepSecret(t *testing.T) {
 }
 
 func TestGlobListsSecrets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"id_rsa": "SECRET=xyz\n", "a/server.pem": "xyz\n", "main.go": "package main\n"})
 	res, err := run(t, testEnv(t), "glob", dir, map[string]any{"pattern": "**/*"})
@@ -223,6 +228,7 @@ func TestGlobListsSecrets(t *testing.T) {
 // TestEditSecret: a change to a secret file is asked about before the file
 // is read, so a failing edit tells nothing of its content.
 func TestEditSecret(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, tool string
 		input      map[string]any

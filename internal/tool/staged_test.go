@@ -25,6 +25,7 @@ func deadPID(t *testing.T) int {
 // TestSweepStaged leaves staged files of running processes and removes
 // those of ended ones, and old ones of the form without a process id.
 func TestSweepStaged(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dead, live := strconv.Itoa(deadPID(t)), strconv.Itoa(os.Getpid())
 	old := time.Now().Add(-2 * StagedMaxAge)
@@ -72,6 +73,7 @@ func TestSweepStaged(t *testing.T) {
 // TestStagedFileNamesWriter checks that a staged file names the process
 // writing it, so that a sweep leaves it.
 func TestStagedFileNamesWriter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := stageFile(filepath.Join(dir, "x.txt"), []byte("new"), 0o644)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codeloop/codeloop/internal/sandbox"
+	"github.com/codeloop/codeloop/internal/waitfor"
 )
 
 // execTerminal is a Terminal that really runs each command with os/exec,
@@ -91,6 +92,17 @@ func (e *execTerminal) CreateTerminal(_ context.Context, _, _ string, argv, env 
 	return id, nil
 }
 
+// output returns what terminal id printed so far, without recording a call.
+func (e *execTerminal) output(id string) string {
+	t, err := e.term(id)
+	if err != nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.out.String()
+}
+
 func (e *execTerminal) TerminalOutput(_ context.Context, id string) (string, bool, error) {
 	e.record("output " + id)
 	t, err := e.term(id)
@@ -151,10 +163,11 @@ func runBashCall(t *testing.T, ctx context.Context, env Env, term Terminal, inpu
 }
 
 func TestBashInTerminal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, command string
 		timeout       int
-		cancelAfter   time.Duration
+		cancelOn      string // cancel the call once the terminal shows this
 		wantOut       []string
 		wantCalls     []string // in order, among others
 		wantMeta      map[string]any
@@ -175,12 +188,12 @@ func TestBashInTerminal(t *testing.T) {
 			wantMeta:  map[string]any{"timedOut": true, "terminal": "term-1"},
 		},
 		{
-			name:        "abort",
-			command:     `echo started; exec sleep 30`,
-			cancelAfter: 300 * time.Millisecond,
-			wantOut:     []string{"started", "The user aborted the command."},
-			wantCalls:   []string{"create term-1", "kill term-1", "output term-1", "release term-1"},
-			wantMeta:    map[string]any{"aborted": true, "terminal": "term-1"},
+			name:      "abort",
+			command:   `echo started; exec sleep 30`,
+			cancelOn:  "started",
+			wantOut:   []string{"started", "The user aborted the command."},
+			wantCalls: []string{"create term-1", "kill term-1", "output term-1", "release term-1"},
+			wantMeta:  map[string]any{"aborted": true, "terminal": "term-1"},
 		},
 	}
 	for _, tt := range tests {
@@ -188,8 +201,13 @@ func TestBashInTerminal(t *testing.T) {
 			term := &execTerminal{}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if tt.cancelAfter > 0 {
-				time.AfterFunc(tt.cancelAfter, cancel)
+			if tt.cancelOn != "" {
+				go func() {
+					waitfor.Within(waitfor.Deadline, func() bool {
+						return ctx.Err() != nil || strings.Contains(term.output("term-1"), tt.cancelOn)
+					})
+					cancel()
+				}()
 			}
 			input := map[string]any{"command": tt.command}
 			if tt.timeout > 0 {
@@ -229,6 +247,7 @@ func TestBashInTerminal(t *testing.T) {
 // TestBashTerminalLongOutput passes a terminal's long output through the
 // tool's truncation, keeping its end and saving the whole.
 func TestBashTerminalLongOutput(t *testing.T) {
+	t.Parallel()
 	term := &execTerminal{}
 	res := runBashCall(t, context.Background(), testEnv(t), term, map[string]any{"command": "seq 1 5000"})
 	if calls := term.recorded(); len(calls) == 0 {
@@ -248,6 +267,7 @@ func TestBashTerminalLongOutput(t *testing.T) {
 // while a sandbox mode is on: the sandbox cannot confine an editor's
 // terminal.
 func TestBashTerminalSandboxStaysLocal(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -276,6 +296,7 @@ func (*failingTerminal) CreateTerminal(context.Context, string, string, []string
 }
 
 func TestBashTerminalCreateFails(t *testing.T) {
+	t.Parallel()
 	b, _ := json.Marshal(map[string]any{"command": "echo hi"})
 	call := &Call{ID: "call_1", Tool: "bash", Input: b, Dir: t.TempDir(), Terminal: &failingTerminal{}}
 	_, err := toolByID(t, testEnv(t), "bash").Run(context.Background(), call)

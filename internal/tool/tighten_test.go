@@ -9,6 +9,7 @@ import (
 // TestTighten checks that a session's sandbox mode makes the configured
 // confinement stricter and never looser.
 func TestTighten(t *testing.T) {
+	t.Parallel()
 	ws := &Confinement{Mode: sandbox.ModeWorkspaceWrite, Network: true, Fallback: SandboxFallbackDeny}
 	ro := &Confinement{Mode: sandbox.ModeReadOnly, Fallback: SandboxFallbackAsk}
 	tests := []struct {

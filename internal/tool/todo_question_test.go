@@ -14,6 +14,7 @@ import (
 )
 
 func TestTodoWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, ":memory:")
 	if err != nil {
@@ -97,6 +98,7 @@ func answerer(t *testing.T, q *Questions, b *bus.Bus, reject bool) (seen chan Qu
 }
 
 func TestQuestion(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	seen, stop := answerer(t, env.Questions, env.Bus, false)
 	defer stop()
@@ -122,6 +124,7 @@ func TestQuestion(t *testing.T) {
 }
 
 func TestQuestionRejectedAndCancelled(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	input := map[string]any{"questions": []map[string]any{{"question": "Go on?", "header": "Continue", "options": []map[string]any{{"label": "Yes", "description": ""}}}}}
 	_, stop := answerer(t, env.Questions, env.Bus, true)
@@ -149,6 +152,7 @@ func TestQuestionRejectedAndCancelled(t *testing.T) {
 }
 
 func TestInvalidTool(t *testing.T) {
+	t.Parallel()
 	res, err := run(t, testEnv(t), "invalid", t.TempDir(), map[string]any{"tool": "Bassh", "error": "unknown tool Bassh"})
 	if err != nil || res.Output != "The arguments provided to the tool are invalid: unknown tool Bassh" {
 		t.Errorf("%v %+v", err, res)

@@ -11,6 +11,7 @@ import (
 // is, that only bash may change files it does not name, and the files
 // the file tools' calls touch.
 func TestBuiltinsDescribeThemselves(t *testing.T) {
+	t.Parallel()
 	for _, tl := range Builtins(testEnv(t)) {
 		tr := Describe(tl)
 		if tr.Kind == "" || tr.Kind == KindOther && tl.ID() != "invalid" {

@@ -19,6 +19,7 @@ func numbered(n int) string {
 }
 
 func TestTruncatorOutput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		text        string
@@ -84,6 +85,7 @@ func TestTruncatorOutput(t *testing.T) {
 }
 
 func TestSweepRemovesOldOutputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	now := time.Now()
 	files := map[string]time.Duration{
@@ -115,6 +117,7 @@ func TestSweepRemovesOldOutputs(t *testing.T) {
 }
 
 func TestCleanupStopsWithContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -66,6 +66,7 @@ func webServer(t *testing.T) *httptest.Server {
 }
 
 func TestWebFetch(t *testing.T) {
+	t.Parallel()
 	srv := webServer(t)
 	tests := []struct {
 		name            string
@@ -128,6 +129,7 @@ func TestWebFetch(t *testing.T) {
 }
 
 func TestWebFetchAsksForTheURL(t *testing.T) {
+	t.Parallel()
 	srv := webServer(t)
 	call, asker := newCall(t, "webfetch", t.TempDir(), map[string]any{"url": srv.URL + "/plain"})
 	if _, err := toolByID(t, testEnv(t), "webfetch").Run(context.Background(), call); err != nil {

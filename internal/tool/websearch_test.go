@@ -101,6 +101,7 @@ func searchEnv(t *testing.T, url, key string) Env {
 }
 
 func TestSearchToolsNeedAService(t *testing.T) {
+	t.Parallel()
 	if NewSearch("https://api.exa.ai", "", nil) != nil {
 		t.Error("a search service without a key")
 	}
@@ -129,6 +130,7 @@ func TestSearchToolsNeedAService(t *testing.T) {
 }
 
 func TestWebSearch(t *testing.T) {
+	t.Parallel()
 	srv := newExaServer(t)
 	env := searchEnv(t, srv.URL, exaTestKey)
 	tests := []struct {
@@ -182,6 +184,7 @@ func TestWebSearch(t *testing.T) {
 }
 
 func TestCodeSearch(t *testing.T) {
+	t.Parallel()
 	srv := newExaServer(t)
 	env := searchEnv(t, srv.URL+"/", exaTestKey) // a trailing slash is dropped
 	for i, tt := range []struct {
@@ -221,6 +224,7 @@ func TestCodeSearch(t *testing.T) {
 }
 
 func TestSearchFailures(t *testing.T) {
+	t.Parallel()
 	srv := newExaServer(t)
 	answer := func(status int, body string) func(http.ResponseWriter, *http.Request) {
 		return func(w http.ResponseWriter, r *http.Request) {
