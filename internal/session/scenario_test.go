@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -267,8 +268,16 @@ func runScenario(t *testing.T, path string) {
 			got[name] = string(data)
 		}
 	}
+	for name, text := range got {
+		got[name] = largestPartSize.ReplaceAllString(text, "${1}N${2}")
+	}
 	compare(t, path, ar, got)
 }
+
+// largestPartSize matches the size an overflow error gives its history's
+// largest part, which counts the work directory's path: its length
+// differs between machines, so the scenarios show it as N.
+var largestPartSize = regexp.MustCompile(`(the largest part is [^,]*, about )\d+( tokens)`)
 
 func compare(t *testing.T, path string, ar *txtar.Archive, got map[string]string) {
 	t.Helper()
