@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
@@ -65,15 +66,20 @@ func newServeCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	serverFlags(f, &o)
+	f.StringVar(&o.socket, "socket", "", "listen on this Unix socket instead of a port")
+	f.StringArrayVar(&o.cors, "cors", nil, "a browser origin allowed to call the server, as https://host[:port] (repeatable; adds to the config's server.cors)")
+	return cmd
+}
+
+// serverFlags are the flags codeloop serve and codeloop web share.
+func serverFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.IntVar(&o.port, "port", defaultPort, "port to listen on, when the config's server.port does not say; 0 picks a free one")
 	f.StringVar(&o.hostname, "hostname", "127.0.0.1", "address to listen on, when the config's server.hostname does not say")
-	f.StringVar(&o.socket, "socket", "", "listen on this Unix socket instead of a port")
-	f.StringVar(&o.token, "token", "", "the token requests must carry (default: $"+tokenEnv+", else a random one)")
-	f.StringArrayVar(&o.cors, "cors", nil, "a browser origin allowed to call the server, as https://host[:port] (repeatable; adds to the config's server.cors)")
+	f.StringVar(&o.token, "token", "", "the token API requests must carry (default: $"+tokenEnv+", else a random one)")
 	f.BoolVar(&o.insecureListen, "insecure-listen", false, "allow a --hostname that is not a loopback address")
 	f.BoolVar(&o.trustProject, "trust-project", false, "trust this project's own commands and settings as they are now (see codeloop trust)")
 	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
-	return cmd
 }
 
 // listenSpec is where the server listens and which Host headers name it.

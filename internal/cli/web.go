@@ -32,13 +32,8 @@ func newWebCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.port, "port", defaultPort, "port to listen on, when the config's server.port does not say; 0 picks a free one")
-	f.StringVar(&o.hostname, "hostname", "127.0.0.1", "address to listen on, when the config's server.hostname does not say")
-	f.StringVar(&o.token, "token", "", "the token API requests must carry (default: $"+tokenEnv+", else a random one)")
-	f.BoolVar(&o.insecureListen, "insecure-listen", false, "allow a --hostname that is not a loopback address")
+	serverFlags(f, &o)
 	f.BoolVar(&o.noOpen, "no-open", false, "print the login link without opening a browser")
-	f.BoolVar(&o.trustProject, "trust-project", false, "trust this project's own commands and settings as they are now (see codeloop trust)")
-	f.StringVar(&o.sandbox, "sandbox", "", "confine shell commands: workspace-write, read-only or off (Linux; default: the config's sandbox.mode, off)")
 	return cmd
 }
 
