@@ -135,6 +135,9 @@ type execution struct {
 	wall   time.Duration
 	cpu    time.Duration // user+sys of the process and its waited-for children
 	maxRSS int64         // bytes: the largest of the process and its children
+	// maxAnon is codeloop's own largest RssAnon as sampled (bytes): its
+	// heap, stacks and runtime, without the executable's shared pages.
+	maxAnon int64
 	stdout []byte
 	stderr []byte
 	code   int
@@ -168,7 +171,7 @@ func (p *project) run(ctx context.Context, args ...string) (execution, error) {
 		return ex, fmt.Errorf("codeloop %v did not finish within 5 minutes", args)
 	}
 	var rep struct {
-		Start, End, CPU, MaxRSS int64
+		Start, End, CPU, MaxRSS, MaxAnon int64
 		Code                    int
 		Signal                  string
 	}
@@ -179,6 +182,7 @@ func (p *project) run(ctx context.Context, args ...string) (execution, error) {
 	ex.wall = time.Duration(rep.End - rep.Start)
 	ex.cpu = time.Duration(rep.CPU)
 	ex.maxRSS = rep.MaxRSS
+	ex.maxAnon = rep.MaxAnon
 	ex.code = rep.Code
 	if rep.Signal != "" {
 		return ex, fmt.Errorf("codeloop %v: killed by %s", args, rep.Signal)

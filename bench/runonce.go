@@ -17,6 +17,7 @@ import (
 type result struct {
 	wall, cpu   time.Duration
 	maxRSS      int64
+	maxAnon     int64 // peak RssAnon of codeloop itself, as sampled
 	requests    int // model requests of the measured run
 	titles      int // title requests
 	system      int // median bytes of system prompt per model request
@@ -28,7 +29,7 @@ type result struct {
 }
 
 func (r result) String() string {
-	s := fmt.Sprintf("wall %v cpu %v rss %.1f MB", r.wall.Round(time.Microsecond), r.cpu.Round(time.Microsecond), float64(r.maxRSS)/1e6)
+	s := fmt.Sprintf("wall %v cpu %v rss %.1f MB anon %.1f MB", r.wall.Round(time.Microsecond), r.cpu.Round(time.Microsecond), float64(r.maxRSS)/1e6, float64(r.maxAnon)/1e6)
 	if r.hasServer {
 		s += fmt.Sprintf(" requests %d+%d system %d B tools %d B first %v gap %v (raw %v)",
 			r.requests, r.titles, r.system, r.tools, r.firstReq.Round(time.Microsecond), r.gap.Round(time.Microsecond), r.gapRaw.Round(time.Microsecond))
@@ -51,7 +52,7 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 		if ex.code != 0 || len(ex.stdout) == 0 {
 			return result{}, fmt.Errorf("--version: exit status %d: %s", ex.code, ex.stderr)
 		}
-		return result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS}, nil
+		return result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS, maxAnon: ex.maxAnon}, nil
 	}
 
 	steps, err := sc.modelSteps()
@@ -85,7 +86,7 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 		}
 	}
 
-	r := result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS, hasServer: true}
+	r := result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS, maxAnon: ex.maxAnon, hasServer: true}
 	var reqs []request
 	for _, rq := range p.model.requests() {
 		if !rq.arrived.Before(ex.start) { // leave out the setup's requests

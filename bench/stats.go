@@ -77,6 +77,7 @@ func summarize(name string, runs []result) summary {
 		newMetric("wall", col(func(r result) float64 { return float64(r.wall) }), fmtDuration),
 		newMetric("cpu", col(func(r result) float64 { return float64(r.cpu) }), fmtDuration),
 		newMetric("rss", col(func(r result) float64 { return float64(r.maxRSS) }), fmtMB),
+		newMetric("anon", col(func(r result) float64 { return float64(r.maxAnon) }), fmtMB),
 	}
 	if s.server {
 		s.metrics = append(s.metrics,
@@ -124,5 +125,6 @@ func printTable(w io.Writer, results []summary) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, "median [min–max]; cpu is user+sys of codeloop and every process it ran; rss is the peak of the largest of them;")
+	fmt.Fprintln(w, "anon is codeloop's own peak RssAnon (heap, stacks, runtime; sampled every millisecond from /proc/<pid>/status);")
 	fmt.Fprintln(w, "agent gap is the longest time from the end of a model response to the next request, less the time tools ran.")
 }
