@@ -138,9 +138,9 @@ type execution struct {
 	// maxAnon is codeloop's own largest RssAnon as sampled (bytes): its
 	// heap, stacks and runtime, without the executable's shared pages.
 	maxAnon int64
-	stdout []byte
-	stderr []byte
-	code   int
+	stdout  []byte
+	stderr  []byte
+	code    int
 }
 
 // run executes the binary in the repository with args, through the
@@ -172,8 +172,8 @@ func (p *project) run(ctx context.Context, args ...string) (execution, error) {
 	}
 	var rep struct {
 		Start, End, CPU, MaxRSS, MaxAnon int64
-		Code                    int
-		Signal                  string
+		Code                             int
+		Signal                           string
 	}
 	if jerr := json.Unmarshal(data, &rep); jerr != nil {
 		return ex, fmt.Errorf("launcher: %v (%w): %s", jerr, err, ex.stderr)

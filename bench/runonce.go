@@ -18,11 +18,11 @@ type result struct {
 	wall, cpu   time.Duration
 	maxRSS      int64
 	maxAnon     int64 // peak RssAnon of codeloop itself, as sampled
-	requests    int // model requests of the measured run
-	titles      int // title requests
-	system      int // median bytes of system prompt per model request
-	tools       int // median bytes of tool definitions per model request
-	body        int // largest request body
+	requests    int   // model requests of the measured run
+	titles      int   // title requests
+	system      int   // median bytes of system prompt per model request
+	tools       int   // median bytes of tool definitions per model request
+	body        int   // largest request body
 	firstReq    time.Duration
 	gap, gapRaw time.Duration // largest agent time between an answer and the next request, without and with tool time
 	hasServer   bool
