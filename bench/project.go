@@ -41,7 +41,7 @@ type project struct {
 // playing steps and a title server, and writes the config.
 func newProject(ctx context.Context, cfg runConfig, files map[string]string, steps []fakellm.Step) (*project, error) {
 	p := &project{cfg: cfg, repo: filepath.Join(cfg.dir, "repo"), home: filepath.Join(cfg.dir, "home")}
-	p.model = newRecorder(fakellm.NewServer(steps...))
+	p.model = newRecorder(fakellm.NewServer(steps...).AccountCache(nil))
 	p.titles = newRecorder(fakellm.NewServer(fakellm.Text("t", "Benchmark run"), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 50, Output: 3})))
 	ms, ts := httptest.NewServer(p.model), httptest.NewServer(p.titles)
 	p.close = func() {

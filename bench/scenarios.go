@@ -135,6 +135,72 @@ finish stop input=4000 output=10
 		},
 	},
 	{
+		name:  "task-8",
+		about: "an 8-step task: read, search, edit, test, answer (8 model requests)",
+		files: map[string]string{
+			"greet.sh":      "greet() {\n\tprintf 'helo, %s\\n' \"$1\"\n}\n",
+			"greet_test.sh": ". ./greet.sh\nout=$(greet world)\nif [ \"$out\" = \"hello, world\" ]; then echo 'ok greet'; else echo \"FAIL greet: $out\"; exit 1; fi\n",
+			"README.md":     "# greet\n\nPrints a greeting.\n",
+		},
+		script: `
+step
+text Looking around first.
+call call_1 glob {"pattern":"*.sh"}
+finish tool-calls input=1 output=20
+step
+call call_2 read {"filePath":"greet.sh"}
+finish tool-calls input=1 output=20
+step
+call call_3 read {"filePath":"greet_test.sh"}
+finish tool-calls input=1 output=20
+step
+call call_4 grep {"pattern":"helo"}
+finish tool-calls input=1 output=20
+step
+call call_5 edit {"filePath":"greet.sh","oldString":"helo,","newString":"hello,"}
+finish tool-calls input=1 output=30
+step
+call call_6 bash {"command":"sh greet_test.sh","description":"Run the greet test"}
+finish tool-calls input=1 output=20
+step
+call call_7 read {"filePath":"README.md"}
+finish tool-calls input=1 output=20
+step
+text Fixed the typo in greet.sh; the test passes.
+finish stop input=1 output=12
+`,
+		args: []string{"run", "--auto", "--format", "json", "fix the greeting in greet.sh and run its test"},
+		check: func(p *project, ex execution) string {
+			b, _ := os.ReadFile(filepath.Join(p.repo, "greet.sh"))
+			if !strings.Contains(string(b), "hello,") || !strings.Contains(string(ex.stdout), "ok greet") {
+				return "greet.sh was not fixed and tested"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "steps-50",
+		about: "a 50-step session: 49 steps that each read a file, then an answer",
+		files: manyFiles(),
+		steps: func() []fakellm.Step {
+			names := []string{"src/a.go", "src/b.go", "src/c.go", "src/d.go", "src/e.go"}
+			var steps []fakellm.Step
+			for i := range 49 {
+				in := fmt.Sprintf(`{"filePath":%q,"offset":%d,"limit":12}`, names[i%len(names)], 1+(i/len(names))*12)
+				steps = append(steps, append(fakellm.Call(fmt.Sprintf("call_%d", i+1), "read", in),
+					fakellm.Finish(llm.FinishToolCalls, llm.Usage{Input: 1, Output: 20})...))
+			}
+			return append(steps, append(fakellm.Text("t", "Read everything."), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 1, Output: 5})...))
+		},
+		args: []string{"run", "--auto", "--format", "json", "read the whole project, a little at a time"},
+		check: func(_ *project, ex execution) string {
+			if n := strings.Count(string(ex.stdout), `"status":"completed"`); n != 49 {
+				return fmt.Sprintf("%d of 49 tool calls completed", n)
+			}
+			return ""
+		},
+	},
+	{
 		name:  "version",
 		about: "codeloop --version",
 		args:  nil,
