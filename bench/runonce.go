@@ -31,7 +31,7 @@ type result struct {
 	// them: cache reads at 0.1, cache writes at 1.25, the rest at 1.
 	cacheShare float64
 	inputCost  float64
-	hasServer   bool
+	hasServer  bool
 }
 
 func (r result) String() string {
