@@ -31,6 +31,7 @@ type result struct {
 	// them: cache reads at 0.1, cache writes at 1.25, the rest at 1.
 	cacheShare float64
 	inputCost  float64
+	shares     []float64 // each request's cache-read share, for -v
 	hasServer  bool
 }
 
@@ -40,6 +41,12 @@ func (r result) String() string {
 		s += fmt.Sprintf(" requests %d+%d system %d B tools %d B first %v gap %v (raw %v) cache read %.1f%% input cost %.0f",
 			r.requests, r.titles, r.system, r.tools, r.firstReq.Round(time.Microsecond), r.gap.Round(time.Microsecond), r.gapRaw.Round(time.Microsecond),
 			100*r.cacheShare, r.inputCost)
+		for i, sh := range r.shares {
+			if i == 0 {
+				s += " per request"
+			}
+			s += fmt.Sprintf(" %.0f%%", 100*sh)
+		}
 	}
 	return s
 }
@@ -118,6 +125,12 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 	}
 	r.system, r.tools = int(median(sys)), int(median(tools))
 	r.cacheShare, r.inputCost = cacheFigures(reqs)
+	for _, rq := range reqs {
+		u := rq.prompt
+		if all := u.Input + u.CacheRead + u.CacheWrite; all > 0 {
+			r.shares = append(r.shares, float64(u.CacheRead)/float64(all))
+		}
+	}
 	spans := toolSpans(ex.stdout)
 	for i := 1; i < len(reqs); i++ {
 		raw := reqs[i].arrived.Sub(reqs[i-1].done)

@@ -201,6 +201,46 @@ finish stop input=1 output=12
 		},
 	},
 	{
+		name:  "after-compaction",
+		about: "a 10-step turn, a compaction, then a 3-step turn in the same session: the cache after the history was rewritten",
+		files: manyFiles(),
+		steps: func() []fakellm.Step {
+			var steps []fakellm.Step
+			for i := range 9 {
+				in := fmt.Sprintf(`{"filePath":"src/%c.go","offset":%d,"limit":12}`, 'a'+i%5, 1+(i/5)*12)
+				steps = append(steps, append(fakellm.Call(fmt.Sprintf("call_%d", i+1), "read", in),
+					fakellm.Finish(llm.FinishToolCalls, llm.Usage{Input: 1, Output: 20})...))
+			}
+			answer := func(text string) fakellm.Step {
+				return append(fakellm.Text("t", text), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 1, Output: 5})...)
+			}
+			steps = append(steps, answer("Read them all."), answer("Summary: the project has five Go files of small functions; nothing is left to do."))
+			for i := range 2 {
+				steps = append(steps, append(fakellm.Call(fmt.Sprintf("call_c%d", i+1), "read", `{"filePath":"README.md"}`),
+					fakellm.Finish(llm.FinishToolCalls, llm.Usage{Input: 1, Output: 20})...))
+			}
+			return append(steps, answer("Done after the compaction."))
+		},
+		setup: func(ctx context.Context, p *project) error {
+			for _, args := range [][]string{
+				{"run", "--auto", "read the Go files"},
+				{"run", "-c", "--command", "compact"},
+			} {
+				if ex, err := p.run(ctx, args...); err != nil || ex.code != 0 {
+					return fmt.Errorf("%v: exit status %d: %v %s", args, ex.code, err, ex.stderr)
+				}
+			}
+			return nil
+		},
+		args: []string{"run", "--auto", "--format", "json", "-c", "read the README twice"},
+		check: func(_ *project, ex execution) string {
+			if !strings.Contains(string(ex.stdout), "Done after the compaction") {
+				return "no answer"
+			}
+			return ""
+		},
+	},
+	{
 		name:  "version",
 		about: "codeloop --version",
 		args:  nil,
