@@ -49,8 +49,8 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq.done = time.Now()
 	// One request at a time reaches a server in these scenarios, so its
 	// last record is this request's.
-	if all := rec.next.Requests(); len(all) > 0 && all[len(all)-1].Prompt != nil {
-		rq.prompt = *all[len(all)-1].Prompt
+	if all := rec.next.Prompts(); len(all) > 0 {
+		rq.prompt = all[len(all)-1]
 	}
 	rec.mu.Lock()
 	rec.reqs = append(rec.reqs, rq)

@@ -32,6 +32,7 @@ type Server struct {
 	steps    []Step
 	next     int
 	requests []Recorded
+	prompts  []llm.Usage // per request, with AccountCache
 	hung     chan struct{}
 	hungOnce sync.Once
 	cache    *promptCache
@@ -41,10 +42,16 @@ type Server struct {
 type Recorded struct {
 	Path string
 	Body json.RawMessage
-	// Prompt is the request's input, cache-read and cache-write tokens
-	// as the server's prompt cache counted them; nil without
-	// AccountCache.
-	Prompt *llm.Usage
+}
+
+// Prompts returns, for each request received so far, its input,
+// cache-read and cache-write tokens as the server's prompt cache counted
+// them (zero without AccountCache or for a body it could not read), in the
+// order of Requests.
+func (s *Server) Prompts() []llm.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]llm.Usage(nil), s.prompts...)
 }
 
 // AccountCache turns on the prompt-cache accounting, with now as the clock
@@ -99,7 +106,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Body: body, Prompt: prompt})
+	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Body: body})
+	var counted llm.Usage
+	if prompt != nil {
+		counted = *prompt
+	}
+	s.prompts = append(s.prompts, counted)
 	var step Step
 	if s.next < len(s.steps) {
 		step = s.steps[s.next]
