@@ -41,7 +41,7 @@ type project struct {
 // playing steps and a title server, and writes the config.
 func newProject(ctx context.Context, cfg runConfig, files map[string]string, steps []fakellm.Step) (*project, error) {
 	p := &project{cfg: cfg, repo: filepath.Join(cfg.dir, "repo"), home: filepath.Join(cfg.dir, "home")}
-	p.model = newRecorder(fakellm.NewServer(steps...))
+	p.model = newRecorder(fakellm.NewServer(steps...).AccountCache(nil))
 	p.titles = newRecorder(fakellm.NewServer(fakellm.Text("t", "Benchmark run"), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 50, Output: 3})))
 	ms, ts := httptest.NewServer(p.model), httptest.NewServer(p.titles)
 	p.close = func() {
@@ -135,9 +135,12 @@ type execution struct {
 	wall   time.Duration
 	cpu    time.Duration // user+sys of the process and its waited-for children
 	maxRSS int64         // bytes: the largest of the process and its children
-	stdout []byte
-	stderr []byte
-	code   int
+	// maxAnon is codeloop's own largest RssAnon as sampled (bytes): its
+	// heap, stacks and runtime, without the executable's shared pages.
+	maxAnon int64
+	stdout  []byte
+	stderr  []byte
+	code    int
 }
 
 // run executes the binary in the repository with args, through the
@@ -168,9 +171,9 @@ func (p *project) run(ctx context.Context, args ...string) (execution, error) {
 		return ex, fmt.Errorf("codeloop %v did not finish within 5 minutes", args)
 	}
 	var rep struct {
-		Start, End, CPU, MaxRSS int64
-		Code                    int
-		Signal                  string
+		Start, End, CPU, MaxRSS, MaxAnon int64
+		Code                             int
+		Signal                           string
 	}
 	if jerr := json.Unmarshal(data, &rep); jerr != nil {
 		return ex, fmt.Errorf("launcher: %v (%w): %s", jerr, err, ex.stderr)
@@ -179,6 +182,7 @@ func (p *project) run(ctx context.Context, args ...string) (execution, error) {
 	ex.wall = time.Duration(rep.End - rep.Start)
 	ex.cpu = time.Duration(rep.CPU)
 	ex.maxRSS = rep.MaxRSS
+	ex.maxAnon = rep.MaxAnon
 	ex.code = rep.Code
 	if rep.Signal != "" {
 		return ex, fmt.Errorf("codeloop %v: killed by %s", args, rep.Signal)

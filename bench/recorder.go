@@ -8,12 +8,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/fakellm"
+	"github.com/codeloop/codeloop/internal/llm"
 )
 
 // recorder wraps a fake model server and notes, for every request, when it
 // arrived, when its response was complete, and what it carried.
 type recorder struct {
-	next http.Handler
+	next *fakellm.Server
 	mu   sync.Mutex
 	reqs []request
 }
@@ -25,9 +28,12 @@ type request struct {
 	system        int // bytes of system prompt text
 	tools         int // bytes of the tool definitions (names, descriptions, schemas) as sent
 	messages      int // conversation messages, system excluded
+	// prompt is the request's input tokens as the server's prompt cache
+	// counted them: uncached input, cache reads and cache writes.
+	prompt llm.Usage
 }
 
-func newRecorder(next http.Handler) *recorder { return &recorder{next: next} }
+func newRecorder(next *fakellm.Server) *recorder { return &recorder{next: next} }
 
 func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
@@ -41,6 +47,11 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq.arrived = arrived
 	rec.next.ServeHTTP(w, r)
 	rq.done = time.Now()
+	// One request at a time reaches a server in these scenarios, so its
+	// last record is this request's.
+	if all := rec.next.Prompts(); len(all) > 0 {
+		rq.prompt = all[len(all)-1]
+	}
 	rec.mu.Lock()
 	rec.reqs = append(rec.reqs, rq)
 	rec.mu.Unlock()

@@ -17,21 +17,36 @@ import (
 type result struct {
 	wall, cpu   time.Duration
 	maxRSS      int64
-	requests    int // model requests of the measured run
-	titles      int // title requests
-	system      int // median bytes of system prompt per model request
-	tools       int // median bytes of tool definitions per model request
-	body        int // largest request body
+	maxAnon     int64 // peak RssAnon of codeloop itself, as sampled
+	requests    int   // model requests of the measured run
+	titles      int   // title requests
+	system      int   // median bytes of system prompt per model request
+	tools       int   // median bytes of tool definitions per model request
+	body        int   // largest request body
 	firstReq    time.Duration
 	gap, gapRaw time.Duration // largest agent time between an answer and the next request, without and with tool time
-	hasServer   bool
+	// cacheShare is the share of input tokens read from the prompt cache
+	// in the requests from the second on (-1 with a single request);
+	// inputCost is the run's input tokens weighted as the providers bill
+	// them: cache reads at 0.1, cache writes at 1.25, the rest at 1.
+	cacheShare float64
+	inputCost  float64
+	shares     []float64 // each request's cache-read share, for -v
+	hasServer  bool
 }
 
 func (r result) String() string {
-	s := fmt.Sprintf("wall %v cpu %v rss %.1f MB", r.wall.Round(time.Microsecond), r.cpu.Round(time.Microsecond), float64(r.maxRSS)/1e6)
+	s := fmt.Sprintf("wall %v cpu %v rss %.1f MB anon %.1f MB", r.wall.Round(time.Microsecond), r.cpu.Round(time.Microsecond), float64(r.maxRSS)/1e6, float64(r.maxAnon)/1e6)
 	if r.hasServer {
-		s += fmt.Sprintf(" requests %d+%d system %d B tools %d B first %v gap %v (raw %v)",
-			r.requests, r.titles, r.system, r.tools, r.firstReq.Round(time.Microsecond), r.gap.Round(time.Microsecond), r.gapRaw.Round(time.Microsecond))
+		s += fmt.Sprintf(" requests %d+%d system %d B tools %d B first %v gap %v (raw %v) cache read %.1f%% input cost %.0f",
+			r.requests, r.titles, r.system, r.tools, r.firstReq.Round(time.Microsecond), r.gap.Round(time.Microsecond), r.gapRaw.Round(time.Microsecond),
+			100*r.cacheShare, r.inputCost)
+		for i, sh := range r.shares {
+			if i == 0 {
+				s += " per request"
+			}
+			s += fmt.Sprintf(" %.0f%%", 100*sh)
+		}
 	}
 	return s
 }
@@ -51,7 +66,7 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 		if ex.code != 0 || len(ex.stdout) == 0 {
 			return result{}, fmt.Errorf("--version: exit status %d: %s", ex.code, ex.stderr)
 		}
-		return result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS}, nil
+		return result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS, maxAnon: ex.maxAnon}, nil
 	}
 
 	steps, err := sc.modelSteps()
@@ -85,7 +100,7 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 		}
 	}
 
-	r := result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS, hasServer: true}
+	r := result{wall: ex.wall, cpu: ex.cpu, maxRSS: ex.maxRSS, maxAnon: ex.maxAnon, hasServer: true}
 	var reqs []request
 	for _, rq := range p.model.requests() {
 		if !rq.arrived.Before(ex.start) { // leave out the setup's requests
@@ -109,6 +124,13 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 		r.body = max(r.body, rq.body)
 	}
 	r.system, r.tools = int(median(sys)), int(median(tools))
+	r.cacheShare, r.inputCost = cacheFigures(reqs)
+	for _, rq := range reqs {
+		u := rq.prompt
+		if all := u.Input + u.CacheRead + u.CacheWrite; all > 0 {
+			r.shares = append(r.shares, float64(u.CacheRead)/float64(all))
+		}
+	}
 	spans := toolSpans(ex.stdout)
 	for i := 1; i < len(reqs); i++ {
 		raw := reqs[i].arrived.Sub(reqs[i-1].done)
@@ -117,6 +139,25 @@ func runOnce(ctx context.Context, sc *scenario, cfg runConfig) (result, error) {
 		r.gap = max(r.gap, own)
 	}
 	return r, nil
+}
+
+// cacheFigures returns the cache-read share of the input tokens of every
+// request but the first (-1 when there is only one) and the input cost
+// of all of them, cache reads weighted 0.1 and writes 1.25.
+func cacheFigures(reqs []request) (share, cost float64) {
+	var read, all int64
+	for i, rq := range reqs {
+		u := rq.prompt
+		cost += float64(u.Input) + 0.1*float64(u.CacheRead) + 1.25*float64(u.CacheWrite)
+		if i > 0 {
+			read += u.CacheRead
+			all += u.Input + u.CacheRead + u.CacheWrite
+		}
+	}
+	if all == 0 {
+		return -1, cost
+	}
+	return float64(read) / float64(all), cost
 }
 
 func (sc *scenario) modelSteps() ([]fakellm.Step, error) {

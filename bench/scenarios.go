@@ -109,6 +109,112 @@ finish stop input=4000 output=10
 	bigTree("big-tree", true),
 	bigTree("big-tree-nosnap", false),
 	{
+		name:  "task-8",
+		about: "an 8-step task: read, search, edit, test, answer (8 model requests)",
+		files: map[string]string{
+			"greet.sh":      "greet() {\n\tprintf 'helo, %s\\n' \"$1\"\n}\n",
+			"greet_test.sh": ". ./greet.sh\nout=$(greet world)\nif [ \"$out\" = \"hello, world\" ]; then echo 'ok greet'; else echo \"FAIL greet: $out\"; exit 1; fi\n",
+			"README.md":     "# greet\n\nPrints a greeting.\n",
+		},
+		script: `
+step
+text Looking around first.
+call call_1 glob {"pattern":"*.sh"}
+finish tool-calls input=1 output=20
+step
+call call_2 read {"filePath":"greet.sh"}
+finish tool-calls input=1 output=20
+step
+call call_3 read {"filePath":"greet_test.sh"}
+finish tool-calls input=1 output=20
+step
+call call_4 grep {"pattern":"helo"}
+finish tool-calls input=1 output=20
+step
+call call_5 edit {"filePath":"greet.sh","oldString":"helo,","newString":"hello,"}
+finish tool-calls input=1 output=30
+step
+call call_6 bash {"command":"sh greet_test.sh","description":"Run the greet test"}
+finish tool-calls input=1 output=20
+step
+call call_7 read {"filePath":"README.md"}
+finish tool-calls input=1 output=20
+step
+text Fixed the typo in greet.sh; the test passes.
+finish stop input=1 output=12
+`,
+		args: []string{"run", "--auto", "--format", "json", "fix the greeting in greet.sh and run its test"},
+		check: func(p *project, ex execution) string {
+			b, _ := os.ReadFile(filepath.Join(p.repo, "greet.sh"))
+			if !strings.Contains(string(b), "hello,") || !strings.Contains(string(ex.stdout), "ok greet") {
+				return "greet.sh was not fixed and tested"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "steps-50",
+		about: "a 50-step session: 49 steps that each read a file, then an answer",
+		files: manyFiles(),
+		steps: func() []fakellm.Step {
+			names := []string{"src/a.go", "src/b.go", "src/c.go", "src/d.go", "src/e.go"}
+			var steps []fakellm.Step
+			for i := range 49 {
+				in := fmt.Sprintf(`{"filePath":%q,"offset":%d,"limit":12}`, names[i%len(names)], 1+(i/len(names))*12)
+				steps = append(steps, append(fakellm.Call(fmt.Sprintf("call_%d", i+1), "read", in),
+					fakellm.Finish(llm.FinishToolCalls, llm.Usage{Input: 1, Output: 20})...))
+			}
+			return append(steps, append(fakellm.Text("t", "Read everything."), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 1, Output: 5})...))
+		},
+		args: []string{"run", "--auto", "--format", "json", "read the whole project, a little at a time"},
+		check: func(_ *project, ex execution) string {
+			if n := strings.Count(string(ex.stdout), `"status":"completed"`); n != 49 {
+				return fmt.Sprintf("%d of 49 tool calls completed", n)
+			}
+			return ""
+		},
+	},
+	{
+		name:  "after-compaction",
+		about: "a 10-step turn, a compaction, then a 3-step turn in the same session: the cache after the history was rewritten",
+		files: manyFiles(),
+		steps: func() []fakellm.Step {
+			var steps []fakellm.Step
+			for i := range 9 {
+				in := fmt.Sprintf(`{"filePath":"src/%c.go","offset":%d,"limit":12}`, 'a'+i%5, 1+(i/5)*12)
+				steps = append(steps, append(fakellm.Call(fmt.Sprintf("call_%d", i+1), "read", in),
+					fakellm.Finish(llm.FinishToolCalls, llm.Usage{Input: 1, Output: 20})...))
+			}
+			answer := func(text string) fakellm.Step {
+				return append(fakellm.Text("t", text), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 1, Output: 5})...)
+			}
+			steps = append(steps, answer("Read them all."), answer("Summary: the project has five Go files of small functions; nothing is left to do."))
+			for i := range 2 {
+				steps = append(steps, append(fakellm.Call(fmt.Sprintf("call_c%d", i+1), "read", `{"filePath":"README.md"}`),
+					fakellm.Finish(llm.FinishToolCalls, llm.Usage{Input: 1, Output: 20})...))
+			}
+			return append(steps, answer("Done after the compaction."))
+		},
+		setup: func(ctx context.Context, p *project) error {
+			for _, args := range [][]string{
+				{"run", "--auto", "read the Go files"},
+				{"run", "-c", "--command", "compact"},
+			} {
+				if ex, err := p.run(ctx, args...); err != nil || ex.code != 0 {
+					return fmt.Errorf("%v: exit status %d: %v %s", args, ex.code, err, ex.stderr)
+				}
+			}
+			return nil
+		},
+		args: []string{"run", "--auto", "--format", "json", "-c", "read the README twice"},
+		check: func(_ *project, ex execution) string {
+			if !strings.Contains(string(ex.stdout), "Done after the compaction") {
+				return "no answer"
+			}
+			return ""
+		},
+	},
+	{
 		name:  "version",
 		about: "codeloop --version",
 		args:  nil,

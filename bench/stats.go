@@ -60,6 +60,15 @@ func fmtDuration(v float64) string {
 	}
 }
 
+func fmtShare(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+func fmtTokens(v float64) string { return fmt.Sprintf("%.1fk", v/1e3) }
+
 func fmtMB(v float64) string  { return fmt.Sprintf("%.1fMB", v/1e6) }
 func fmtInt(v float64) string { return fmt.Sprintf("%.0f", v) }
 func fmtKB(v float64) string  { return fmt.Sprintf("%.1fKB", v/1e3) }
@@ -77,6 +86,7 @@ func summarize(name string, runs []result) summary {
 		newMetric("wall", col(func(r result) float64 { return float64(r.wall) }), fmtDuration),
 		newMetric("cpu", col(func(r result) float64 { return float64(r.cpu) }), fmtDuration),
 		newMetric("rss", col(func(r result) float64 { return float64(r.maxRSS) }), fmtMB),
+		newMetric("anon", col(func(r result) float64 { return float64(r.maxAnon) }), fmtMB),
 	}
 	if s.server {
 		s.metrics = append(s.metrics,
@@ -88,6 +98,8 @@ func summarize(name string, runs []result) summary {
 			newMetric("start→1st req", col(func(r result) float64 { return float64(r.firstReq) }), fmtDuration),
 			newMetric("agent gap", col(func(r result) float64 { return float64(r.gap) }), fmtDuration),
 			newMetric("gap incl. tools", col(func(r result) float64 { return float64(r.gapRaw) }), fmtDuration),
+			newMetric("cache read", col(func(r result) float64 { return r.cacheShare }), fmtShare),
+			newMetric("input cost", col(func(r result) float64 { return r.inputCost }), fmtTokens),
 		)
 	}
 	return s
@@ -124,5 +136,8 @@ func printTable(w io.Writer, results []summary) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, "median [min–max]; cpu is user+sys of codeloop and every process it ran; rss is the peak of the largest of them;")
+	fmt.Fprintln(w, "anon is codeloop's own peak RssAnon (heap, stacks, runtime; sampled every millisecond from /proc/<pid>/status);")
+	fmt.Fprintln(w, "cache read is the share of input tokens read from the prompt cache from the second request on; input cost weighs")
+	fmt.Fprintln(w, "the run's input tokens as billed (cache reads 0.1, writes 1.25, the rest 1), as internal/fakellm's cache accounting counts them;")
 	fmt.Fprintln(w, "agent gap is the longest time from the end of a model response to the next request, less the time tools ran.")
 }

@@ -12,23 +12,32 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"time"
 )
 
 // Report is the JSON line written to file descriptor 3.
 type Report struct {
-	Start  int64  `json:"start"` // Unix nanoseconds just before exec
-	End    int64  `json:"end"`   // Unix nanoseconds after the command was reaped
-	CPU    int64  `json:"cpu"`   // user+sys nanoseconds, with waited-for descendants
-	MaxRSS int64  `json:"maxRSS"`
-	Code   int    `json:"code"`
-	Signal string `json:"signal,omitempty"`
+	Start  int64 `json:"start"` // Unix nanoseconds just before exec
+	End    int64 `json:"end"`   // Unix nanoseconds after the command was reaped
+	CPU    int64 `json:"cpu"`   // user+sys nanoseconds, with waited-for descendants
+	MaxRSS int64 `json:"maxRSS"`
+	// MaxAnon is the largest RssAnon (bytes) of the command's own process
+	// seen by sampling /proc/<pid>/status every sampleEvery; 0 where there
+	// is no /proc.
+	MaxAnon int64  `json:"maxAnon"`
+	Code    int    `json:"code"`
+	Signal  string `json:"signal,omitempty"`
 }
+
+// sampleEvery is how often the command's anonymous memory is read.
+const sampleEvery = time.Millisecond
 
 func main() {
 	if len(os.Args) < 2 {
@@ -40,8 +49,18 @@ func main() {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	var r Report
 	r.Start = time.Now().UnixNano()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "launch:", err)
+		os.Exit(2)
+	}
+	done := make(chan struct{})
+	sampled := make(chan int64, 1)
+	go func() { sampled <- sampleAnon(cmd.Process.Pid, done) }()
+	err = cmd.Wait()
 	r.End = time.Now().UnixNano()
+	close(done)
+	r.MaxAnon = <-sampled
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, "launch:", err)
 		os.Exit(2)
@@ -58,4 +77,44 @@ func main() {
 		fmt.Fprintln(os.Stderr, "launch:", err)
 		os.Exit(2)
 	}
+}
+
+// sampleAnon reads the RssAnon line of pid's /proc status until done is
+// closed or the file can no longer be read, and returns the largest value
+// in bytes. The last samples before exit are read from the exiting
+// process, whose status no longer has the line once its memory is gone.
+func sampleAnon(pid int, done <-chan struct{}) int64 {
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	buf := make([]byte, 4096)
+	var peak int64
+	t := time.NewTicker(sampleEvery)
+	defer t.Stop()
+	for {
+		f, err := os.Open(path)
+		if err != nil {
+			return peak
+		}
+		n, _ := f.Read(buf)
+		f.Close()
+		peak = max(peak, rssAnon(buf[:n]))
+		select {
+		case <-done:
+			return peak
+		case <-t.C:
+		}
+	}
+}
+
+// rssAnon returns the RssAnon figure of a /proc/<pid>/status text in bytes.
+func rssAnon(status []byte) int64 {
+	_, rest, ok := bytes.Cut(status, []byte("\nRssAnon:"))
+	if !ok {
+		return 0
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(line), []byte(" kB"))), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return kb * 1024
 }

@@ -23,7 +23,8 @@ func newStatsCmd(e *env) *cobra.Command {
 		Short: "Show sessions, tokens, cost and tool calls, by model, day and agent",
 		Long: "Adds up the usage of this project's sessions (or another project's with --project, or every\n" +
 			"project's with --all): sessions, messages, tokens (input, output, reasoning, cache read and\n" +
-			"write) and cost by model, by day and by agent, and how often each tool was called.",
+			"write, and the share of input tokens read from the prompt cache) and cost by model, by day and\n" +
+			"by agent, and how often each tool was called.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "table" && format != "json" {
@@ -93,10 +94,10 @@ func printStats(out io.Writer, st app.Stats) error {
 		}
 		fmt.Fprintln(out)
 		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(w, "%s\tANSWERS\tINPUT\tOUTPUT\tREASONING\tCACHE READ\tCACHE WRITE\tCOST\n", g.title)
+		fmt.Fprintf(w, "%s\tANSWERS\tINPUT\tOUTPUT\tREASONING\tCACHE READ\tCACHE WRITE\tREAD SHARE\tCOST\n", g.title)
 		for _, u := range append(g.rows, withKey(st.Total, "total")) {
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t$%.4f\n", u.Key, u.Messages, u.Input, u.Output, u.Reasoning,
-				u.CacheRead, u.CacheWrite, u.Cost)
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t$%.4f\n", u.Key, u.Messages, u.Input, u.Output, u.Reasoning,
+				u.CacheRead, u.CacheWrite, 100*u.ReadShare(), u.Cost)
 		}
 		if err := w.Flush(); err != nil {
 			return err

@@ -270,6 +270,17 @@ func (t Tokens) Count() int64 {
 	return t.Input + t.Output + t.Reasoning + t.Cache.Read + t.Cache.Write
 }
 
+// CacheReadShare is the share of the input tokens (uncached, cache read
+// and cache written) that were read from the prompt cache, 0 to 1; ok is
+// false when there were no input tokens.
+func (t Tokens) CacheReadShare() (share float64, ok bool) {
+	all := t.Input + t.Cache.Read + t.Cache.Write
+	if all <= 0 {
+		return 0, false
+	}
+	return float64(t.Cache.Read) / float64(all), true
+}
+
 // MessageError is how an answer failed, as {name, data}. Name is one of
 // OpenCode's error kinds (APIError, ProviderAuthError,
 // MessageAbortedError, ...).

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/llm"
 )
@@ -22,19 +23,43 @@ import (
 // (with retry-after-ms when the error has a delay); later it cuts the
 // connection. A hang keeps the response open until the client goes away
 // and closes the channel Hung returns.
+//
+// With AccountCache, the server keeps the providers' prompt cache (see
+// cache.go) and reports each response's input, cache-read and cache-write
+// tokens from the request it answers instead of the script's.
 type Server struct {
 	mu       sync.Mutex
 	steps    []Step
 	next     int
 	requests []Recorded
+	prompts  []llm.Usage // per request, with AccountCache
 	hung     chan struct{}
 	hungOnce sync.Once
+	cache    *promptCache
 }
 
 // Recorded is one request the server received.
 type Recorded struct {
 	Path string
 	Body json.RawMessage
+}
+
+// Prompts returns, for each request received so far, its input,
+// cache-read and cache-write tokens as the server's prompt cache counted
+// them (zero without AccountCache or for a body it could not read), in the
+// order of Requests.
+func (s *Server) Prompts() []llm.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]llm.Usage(nil), s.prompts...)
+}
+
+// AccountCache turns on the prompt-cache accounting, with now as the clock
+// the cache entries expire by (time.Now when nil), and returns s. Call it
+// before serving.
+func (s *Server) AccountCache(now func() time.Time) *Server {
+	s.cache = newPromptCache(now)
+	return s
 }
 
 // NewServer returns a server that plays steps.
@@ -70,8 +95,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "fakellm: unknown path "+r.URL.Path, http.StatusNotFound)
 		return
 	}
+	var prompt *llm.Usage
+	if s.cache != nil {
+		count := s.cache.openAI
+		if anthropic {
+			count = s.cache.anthropic
+		}
+		if u, ok := count(body); ok {
+			prompt = &u
+		}
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Body: body})
+	var counted llm.Usage
+	if prompt != nil {
+		counted = *prompt
+	}
+	s.prompts = append(s.prompts, counted)
 	var step Step
 	if s.next < len(s.steps) {
 		step = s.steps[s.next]
@@ -91,7 +131,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	var enc encoder = &chatEncoder{w: w}
 	if anthropic {
-		enc = &messagesEncoder{w: w}
+		enc = &messagesEncoder{w: w, prompt: prompt}
 	}
 	enc.start()
 	flush(w)
@@ -108,6 +148,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return false
 			}
 			panic(http.ErrAbortHandler) // cut the connection mid-stream
+		}
+		if ev.Type == llm.EventFinish && prompt != nil {
+			ev.Usage.Input, ev.Usage.CacheRead, ev.Usage.CacheWrite = prompt.Input, prompt.CacheRead, prompt.CacheWrite
 		}
 		enc.event(ev)
 		flush(w)
@@ -248,16 +291,22 @@ func (c *chatEncoder) end() {
 
 // messagesEncoder writes Anthropic Messages events.
 type messagesEncoder struct {
-	w     io.Writer
-	index int
-	open  map[string]int // block or call id → content index
+	w      io.Writer
+	prompt *llm.Usage // the prompt's tokens, reported at the start as the API does
+	index  int
+	open   map[string]int // block or call id → content index
 }
 
 func (m *messagesEncoder) start() {
 	m.open = map[string]int{}
+	usage := map[string]any{"input_tokens": 0, "output_tokens": 0}
+	if p := m.prompt; p != nil {
+		usage = map[string]any{"input_tokens": p.Input, "output_tokens": 1,
+			"cache_creation_input_tokens": p.CacheWrite, "cache_read_input_tokens": p.CacheRead}
+	}
 	sse(m.w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": "fake", "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 0, "output_tokens": 0},
+		"stop_reason": nil, "stop_sequence": nil, "usage": usage,
 	}})
 }
 

@@ -16,13 +16,13 @@ import (
 	"github.com/codeloop/codeloop/internal/store"
 )
 
-// BenchmarkProcessorDeltas measures the processor consuming a 2,000- and a
+// BenchmarkProcessorDeltas measures the processor consuming a 1,000- and a
 // 20,000-delta answer with persistence on (a SQLite file, the default
 // flush interval) and a bus subscriber. It reports the cost per delta:
 // equal figures at both lengths mean a delta costs the same however much
 // was streamed before it.
 func BenchmarkProcessorDeltas(b *testing.B) {
-	for _, n := range []int{2_000, 20_000} {
+	for _, n := range []int{1_000, 20_000} {
 		b.Run(fmt.Sprintf("deltas=%d", n), func(b *testing.B) { benchDeltas(b, n) })
 	}
 }

@@ -25,6 +25,19 @@ type Usage struct {
 	Reasoning  int64   `json:"reasoning"`
 	CacheRead  int64   `json:"cacheRead"`
 	CacheWrite int64   `json:"cacheWrite"`
+	// CacheReadShare is the share of input tokens (uncached, cache read
+	// and cache written) that were cache reads, 0 to 1.
+	CacheReadShare float64 `json:"cacheReadShare"`
+}
+
+// ReadShare returns the share of u's input tokens that were read from the
+// prompt cache, 0 when there were none.
+func (u Usage) ReadShare() float64 {
+	all := u.Input + u.CacheRead + u.CacheWrite
+	if all <= 0 {
+		return 0
+	}
+	return float64(u.CacheRead) / float64(all)
 }
 
 // ToolCount is how often a tool was called.
@@ -103,6 +116,12 @@ func (q q) Stats(ctx context.Context, f StatsFilter) (Stats, error) {
 		return st, fmt.Errorf("adding up usage: %w", err)
 	}
 	st.ByModel, st.ByDay, st.ByAgent = sorted(byModel, false), sorted(byDay, true), sorted(byAgent, false)
+	st.Total.CacheReadShare = st.Total.ReadShare()
+	for _, g := range [][]Usage{st.ByModel, st.ByDay, st.ByAgent} {
+		for i := range g {
+			g[i].CacheReadShare = g[i].ReadShare()
+		}
+	}
 
 	tw := "time_created >= ?"
 	if f.ProjectID != "" {

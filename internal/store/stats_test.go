@@ -52,24 +52,25 @@ func TestStats(t *testing.T) {
 	if st.Sessions != 1 || st.Messages != 3 {
 		t.Errorf("sessions, messages = %d, %d; want 1, 3", st.Sessions, st.Messages)
 	}
-	want := Usage{Messages: 2, Cost: 0.75, Input: 150, Output: 15, Reasoning: 2, CacheRead: 4, CacheWrite: 6}
+	want := Usage{Messages: 2, Cost: 0.75, Input: 150, Output: 15, Reasoning: 2, CacheRead: 4, CacheWrite: 6,
+		CacheReadShare: 4.0 / (150 + 4 + 6)}
 	if st.Total != want {
 		t.Errorf("total = %+v, want %+v", st.Total, want)
 	}
 	keys := func(us []Usage) []string {
 		var out []string
 		for _, u := range us {
-			out = append(out, fmt.Sprintf("%s:%d:%d", u.Key, u.Messages, u.Input))
+			out = append(out, fmt.Sprintf("%s:%d:%d:%.4f", u.Key, u.Messages, u.Input, u.CacheReadShare))
 		}
 		return out
 	}
-	if g := keys(st.ByModel); !slices.Equal(g, []string{"p/a:1:100", "p/b:1:50"}) {
+	if g := keys(st.ByModel); !slices.Equal(g, []string{"p/a:1:100:0.0190", "p/b:1:50:0.0364"}) {
 		t.Errorf("by model = %v", g)
 	}
-	if g := keys(st.ByDay); !slices.Equal(g, []string{"2026-03-10:1:100", "2026-03-11:1:50"}) {
+	if g := keys(st.ByDay); !slices.Equal(g, []string{"2026-03-10:1:100:0.0190", "2026-03-11:1:50:0.0364"}) {
 		t.Errorf("by day = %v", g)
 	}
-	if g := keys(st.ByAgent); !slices.Equal(g, []string{"build:1:100", "plan:1:50"}) {
+	if g := keys(st.ByAgent); !slices.Equal(g, []string{"build:1:100:0.0190", "plan:1:50:0.0364"}) {
 		t.Errorf("by agent = %v", g)
 	}
 	if !slices.Equal(st.Tools, []ToolCount{{"read", 2}, {"bash", 1}}) {

@@ -176,7 +176,7 @@ func (m *Model) applyInfo(info client.MessageInfo) {
 		return
 	}
 	if info.Tokens != nil && info.Tokens.Count() > 0 {
-		m.usage = usage{tokens: info.Tokens.Count(), provider: info.ProviderID, model: info.ModelID}
+		m.usage = usage{tokens: info.Tokens.Count(), provider: info.ProviderID, model: info.ModelID, cache: *info.Tokens}
 	}
 	if e := info.Error; e != nil {
 		if e.Name == "MessageAbortedError" {

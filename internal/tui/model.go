@@ -142,6 +142,9 @@ type usage struct {
 	tokens   int64
 	provider string
 	model    string
+	// cache is the newest answer's input tokens as the model counted
+	// them, for the share read from the prompt cache.
+	cache client.Tokens
 }
 
 // toast is a short notice over the status line.

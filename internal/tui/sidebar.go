@@ -119,6 +119,9 @@ func (m *Model) sidebar(height int) []string {
 			line += fmt.Sprintf(" · %d%% of the window", pct)
 		}
 		out = append(out, line)
+		if share, ok := m.usage.cache.CacheReadShare(); ok && m.usage.cache.Cache.Read > 0 {
+			out = append(out, fmt.Sprintf("%.0f%% of the input read from cache", 100*share))
+		}
 	} else {
 		out = append(out, th.faint.Render("nothing sent yet"))
 	}

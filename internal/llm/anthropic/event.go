@@ -1,8 +1,11 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/codeloop/codeloop/internal/llm/jsonscan"
 )
 
 // The Messages stream is decoded here rather than by the SDK: the SDK
@@ -71,10 +74,70 @@ type deltaUsage struct {
 // failing the event, as the SDK's decoder did.
 func decodeEvent(data []byte, ev *streamEvent) error {
 	*ev = streamEvent{}
+	if fastEvent(data, ev) {
+		return nil
+	}
+	*ev = streamEvent{}
 	err := json.Unmarshal(data, ev)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return nil
 	}
 	return err
+}
+
+// fastEvent decodes the events of a streamed block, a content_block_delta
+// most of all, in one pass; it reports false for anything else (an event
+// with a message, a block or usage, a value of an unexpected type), which
+// encoding/json then decodes. Keys it does not use are skipped when their
+// value is a scalar and they are not a case variant of one it uses, which
+// encoding/json would match.
+func fastEvent(data []byte, ev *streamEvent) bool {
+	s := jsonscan.New(data)
+	s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			ev.Type = s.Str()
+		case "index":
+			ev.Index = s.Int()
+		case "delta":
+			d := &ev.Delta
+			s.Object(func(key []byte) bool {
+				switch string(key) {
+				case "type":
+					d.Type = s.StrOrNull()
+				case "text":
+					d.Text = s.StrOrNull()
+				case "thinking":
+					d.Thinking = s.StrOrNull()
+				case "signature":
+					d.Signature = s.StrOrNull()
+				case "partial_json":
+					d.PartialJSON = s.StrOrNull()
+				case "stop_reason":
+					d.StopReason = s.StrOrNull()
+				default:
+					return skipOther(&s, key, "type", "text", "thinking", "signature", "partial_json", "stop_reason")
+				}
+				return true
+			})
+		default:
+			return skipOther(&s, key, "type", "index", "message", "content_block", "delta", "usage")
+		}
+		return true
+	})
+	return s.Done()
+}
+
+// skipOther skips the scalar value of a key the decoder does not use; it
+// reports false when key is a case variant of one of known, which
+// encoding/json would decode into that field.
+func skipOther(s *jsonscan.Scanner, key []byte, known ...string) bool {
+	for _, k := range known {
+		if bytes.EqualFold(key, []byte(k)) {
+			return false
+		}
+	}
+	s.Skip()
+	return true
 }

@@ -261,11 +261,18 @@ const (
 // Stream sends req and yields its events.
 func (p *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
 	return func(yield func(llm.Event) bool) {
-		params, opts := p.buildChat(req)
 		// The SDK sends the request and reports HTTP failures; the body it
 		// hands back is read here (see chatchunk.go). The SDK's stream is
-		// only closed, never iterated.
+		// only closed, never iterated. A plain conversation's body is
+		// written directly (see chatbody.go); the options then edit it.
 		var raw *http.Response
+		var params sdk.ChatCompletionNewParams
+		body, opts, direct := p.chatBody(req)
+		if direct {
+			opts = append([]option.RequestOption{option.WithRequestBody("application/json", body)}, opts...)
+		} else {
+			params, opts = p.buildChat(req)
+		}
 		stream := p.svc.NewStreaming(ctx, params, append(opts, option.WithResponseInto(&raw))...)
 		defer stream.Close()
 		if err := stream.Err(); err != nil || raw == nil || raw.Body == nil {

@@ -1,8 +1,11 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/codeloop/codeloop/internal/llm/jsonscan"
 )
 
 // The Chat Completions stream is decoded here rather than by the SDK: the
@@ -65,10 +68,83 @@ func decodeChunk(data []byte, c *chatChunk) error {
 	choices := c.Choices[:cap(c.Choices)]
 	clear(choices)
 	*c = chatChunk{Choices: choices[:0]}
+	if fastChunk(data, c) {
+		return nil
+	}
+	clear(choices)
+	*c = chatChunk{Choices: choices[:0]}
 	err := json.Unmarshal(data, c)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return nil
 	}
 	return err
+}
+
+// fastChunk decodes the common chunks, a text or reasoning delta or a
+// finish reason, in one pass; it reports false for anything else (a tool
+// call, usage, an error, a value of an unexpected type), which
+// encoding/json then decodes. Keys it does not use are skipped when their
+// value is a scalar and they are not a case variant of one it uses, which
+// encoding/json would match.
+func fastChunk(data []byte, c *chatChunk) bool {
+	s := jsonscan.New(data)
+	s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "choices":
+			s.Array(func() {
+				c.Choices = append(c.Choices, chatChoice{})
+				fastChoice(&s, &c.Choices[len(c.Choices)-1])
+			})
+			return true
+		case "usage":
+			return s.Null()
+		}
+		return skipOther(&s, key, "choices", "usage", "error")
+	})
+	return s.Done()
+}
+
+func fastChoice(s *jsonscan.Scanner, ch *chatChoice) {
+	s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "index":
+			ch.Index = s.Int()
+		case "finish_reason":
+			ch.FinishReason = s.StrOrNull()
+		case "logprobs":
+			return s.Null()
+		case "delta":
+			d := &ch.Delta
+			s.Object(func(key []byte) bool {
+				switch string(key) {
+				case "content":
+					d.Content = s.StrOrNull()
+				case "reasoning_content":
+					d.ReasoningContent = s.StrOrNull()
+				case "reasoning":
+					d.Reasoning = s.StrOrNull()
+				default:
+					return skipOther(s, key, "content", "reasoning_content", "reasoning", "tool_calls")
+				}
+				return true
+			})
+		default:
+			return skipOther(s, key, "index", "finish_reason", "logprobs", "delta")
+		}
+		return true
+	})
+}
+
+// skipOther skips the scalar value of a key the decoder does not use; it
+// reports false when key is a case variant of one of known, which
+// encoding/json would decode into that field.
+func skipOther(s *jsonscan.Scanner, key []byte, known ...string) bool {
+	for _, k := range known {
+		if bytes.EqualFold(key, []byte(k)) {
+			return false
+		}
+	}
+	s.Skip()
+	return true
 }

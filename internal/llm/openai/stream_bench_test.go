@@ -8,11 +8,17 @@ import (
 	"github.com/codeloop/codeloop/internal/llm/llmtest"
 )
 
-// BenchmarkChatStreamDeltas measures the adapter alone reading a
-// 20,000-delta answer from a local server: decoding the SSE chunks plus
-// the events it yields. It reports the cost per delta.
+// BenchmarkChatStreamDeltas measures the adapter alone reading a 1,000-
+// and a 20,000-delta answer from a local server: decoding the SSE chunks
+// plus the events it yields. It reports the cost per delta: equal figures
+// at both lengths mean a delta costs the same however long the answer.
 func BenchmarkChatStreamDeltas(b *testing.B) {
-	const deltas = 20_000
+	for _, n := range []int{1_000, 20_000} {
+		b.Run(fmt.Sprintf("deltas=%d", n), func(b *testing.B) { benchChatStreamDeltas(b, n) })
+	}
+}
+
+func benchChatStreamDeltas(b *testing.B, deltas int) {
 	var sb strings.Builder
 	sb.WriteString(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n")
 	for i := range deltas {
