@@ -157,7 +157,7 @@ async function loadPickers() {
   const modelSel = $('model');
   const def = S.defaultModel ? `default (${S.defaultModel.providerID}/${S.defaultModel.modelID})` : 'default';
   const opts = [new Option(def, '')];
-  for (const p of S.providers) for (const m of p.models || []) opts.push(new Option(`${p.name || p.id}: ${m.name || m.id}`, `${p.id}/${m.id}`));
+  for (const p of S.providers) for (const m of modelsOf(p)) opts.push(new Option(`${p.name || p.id}: ${m.name || m.id}`, `${p.id}/${m.id}`));
   modelSel.replaceChildren(...opts);
   const savedModel = localStorage.getItem('codeloop.model');
   if (savedModel && opts.some((o) => o.value === savedModel)) modelSel.value = savedModel;
@@ -306,7 +306,7 @@ function drawFigures() {
   const t = last.tokens;
   const used = (t.input || 0) + (t.output || 0) + ((t.cache && (t.cache.read + t.cache.write)) || 0);
   let limit = 0;
-  for (const p of S.providers) if (p.id === last.providerID) for (const m of p.models || []) if (m.id === last.modelID) limit = (m.limit && m.limit.context) || 0;
+  for (const p of S.providers) if (p.id === last.providerID) for (const m of modelsOf(p)) if (m.id === last.modelID) limit = (m.limit && m.limit.context) || 0;
   const pct = limit ? ` (${Math.round((100 * used) / limit)}%)` : '';
   $('figures').textContent = `${tokens(used)}${limit ? '/' + tokens(limit) : ''} tokens${pct} · $${cost.toFixed(4)}`;
 }
@@ -474,3 +474,8 @@ async function abort() {
 }
 
 main().catch(toast);
+
+// modelsOf lists a provider's models: the server sends them keyed by id.
+function modelsOf(p) {
+  return Object.values(p.models || {});
+}
