@@ -126,7 +126,10 @@ wait:
 			}
 			switch n.evt.(type) {
 			case client.PermissionAskedEvent, client.PermissionRepliedEvent:
-				continue // read from asks
+				// The session's own asks are handled here, in order
+				// with its turn's end; asks reads its sub-agents'.
+				t.permission(ectx, out, n.evt)
+				continue
 			}
 			out.event(n.evt)
 			if len(evCh) == 0 {
@@ -140,7 +143,9 @@ wait:
 				streamErr = n.err
 				break wait
 			}
-			t.permission(ectx, out, n.evt)
+			if sessionOf(n.evt) != t.sessionID {
+				t.permission(ectx, out, n.evt)
+			}
 		case ans := <-answers:
 			t.asker.answer(ectx, ans)
 		case <-stop:
@@ -242,11 +247,25 @@ func (t *runTurn) permission(ctx context.Context, out *runOutput, evt client.Eve
 			out.note("33", "answering a permission request: "+err.Error())
 		}
 	case client.PermissionRepliedEvent:
+		if !t.descends(ctx, ev.SessionID) {
+			return
+		}
 		if t.asker != nil {
 			t.asker.replied(ev.RequestID)
 		}
 		out.event(ev) // only requests seen asked are reported
 	}
+}
+
+// sessionOf is the session a permission event is about.
+func sessionOf(evt client.Event) string {
+	switch ev := evt.(type) {
+	case client.PermissionAskedEvent:
+		return ev.SessionID
+	case client.PermissionRepliedEvent:
+		return ev.SessionID
+	}
+	return ""
 }
 
 // descends reports whether session id is the run's or was started,
