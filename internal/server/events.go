@@ -85,6 +85,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, env envelope) {
 		return
 	}
 	defer ev.Close()
+	mark := s.delivery.open(q.SessionID, q.Type)
+	defer s.delivery.close(mark)
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -126,7 +128,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, env envelope) {
 			return // the caller left, the server stops, or the client closed
 		}
 		// Write the burst that is waiting, then flush once.
+		var idled []string
 		for n := 0; ; n++ {
+			if idle, ok := e.(client.SessionIdleEvent); ok {
+				idled = append(idled, idle.SessionID)
+			}
 			if buf, err = s.appendFrame(buf[:0], e, env); err != nil {
 				s.log.Error("server: encoding an event", "type", e.Type(), "err", err)
 			} else if !write(buf) {
@@ -142,6 +148,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, env envelope) {
 		if !flush() {
 			return
 		}
+		s.delivery.wrote(mark, idled)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/client/wire"
@@ -194,6 +195,7 @@ func (s *Server) promptAndWait(ctx context.Context, sessionID string, send func(
 		return client.Message{}, err
 	}
 	_, running := st[sessionID] // a running loop takes the prompt up
+	sent := time.Now()
 	id, err := send()
 	if err != nil {
 		return client.Message{}, err
@@ -225,6 +227,11 @@ func (s *Server) promptAndWait(ctx context.Context, sessionID string, send func(
 				break
 			}
 		}
+	}
+	if !noReply {
+		// The streams open meanwhile carry the turn to their readers
+		// before its answer returns.
+		s.delivery.wait(ctx, sessionID, sent)
 	}
 	msgs, err := s.c.Messages(ctx, sessionID, client.MessagesOptions{})
 	if err != nil {

@@ -101,6 +101,8 @@ type Server struct {
 	// eventBase and eventSeq make the ids of the events streamed.
 	eventBase int64
 	eventSeq  atomic.Uint64
+	// delivery follows the event streams for synchronous prompts.
+	delivery *delivery
 }
 
 // New returns a server over c. It fails when the options leave it open.
@@ -114,7 +116,8 @@ func New(c client.Client, opts Options) (*Server, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
-	s := &Server{c: c, opts: opts, token: sha256.Sum256([]byte(opts.Token)), log: opts.Log, mux: http.NewServeMux(), eventBase: time.Now().UnixMilli()}
+	s := &Server{c: c, opts: opts, token: sha256.Sum256([]byte(opts.Token)), log: opts.Log, mux: http.NewServeMux(), eventBase: time.Now().UnixMilli(),
+		delivery: newDelivery()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
