@@ -183,11 +183,17 @@ func (e *env) serverToken(o serveOptions) (string, error) {
 		}
 		return t, nil
 	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
+	// A token that starts with "-" would read as a flag where a client
+	// takes it as an argument (opencode attach -p TOKEN): draw again.
+	for {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		if t := base64.RawURLEncoding.EncodeToString(b); t[0] != '-' {
+			return t, nil
+		}
 	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 func (e *env) serve(cmd *cobra.Command, o serveOptions) error {

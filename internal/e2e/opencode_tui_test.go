@@ -161,7 +161,7 @@ func TestOpenCodeTUI(t *testing.T) {
 	for _, kv := range append(p.env(), "TERM=xterm-256color", "LANG=C.UTF-8", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1") {
 		line.WriteString(" " + shellQuote(kv))
 	}
-	for _, a := range []string{bin, "attach", proxied, "-p", s.token, "--dir", p.dir} {
+	for _, a := range []string{bin, "attach", proxied, "--password=" + s.token, "--dir", p.dir} {
 		line.WriteString(" " + shellQuote(a))
 	}
 	tm.start("oc", p.dir, line.String(), 120, 40)
@@ -262,7 +262,7 @@ func TestOpenCodeRunAttach(t *testing.T) {
 	proxied := log.proxy(t, s.url)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--attach", proxied, "-p", s.token, "--dir", p.dir, "say hello")
+	cmd := exec.CommandContext(ctx, bin, "run", "--attach", proxied, "--password="+s.token, "--dir", p.dir, "say hello")
 	cmd.Dir = p.dir
 	cmd.Env = append(p.env(), "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
 	out, err := cmd.CombinedOutput()
