@@ -94,6 +94,8 @@ func (p Part) MarshalJSON() ([]byte, error) {
 		extra = `,"cost":0`
 	case p.Type == PartCompaction && !p.Auto:
 		extra = `,"auto":false`
+	case (p.Type == PartText || p.Type == PartReasoning) && p.Text == "":
+		extra = `,"text":""` // OpenCode's interface reads text as a string
 	}
 	if extra == "" {
 		return b, nil
