@@ -21,7 +21,12 @@ export class Composer {
     this.findMissing = false;
     this.box.addEventListener('keydown', (e) => this.key(e));
     this.box.addEventListener('input', () => { this.grow(); this.complete(); });
-    this.box.addEventListener('blur', () => setTimeout(() => this.close(), 150));
+    // A blur closes the list unless the box has the focus back by then: a
+    // dialog hands it back, and a click elsewhere may have been followed by
+    // more typing before the timer ran.
+    this.box.addEventListener('blur', () => setTimeout(() => {
+      if (document.activeElement !== this.box) this.close();
+    }, 150));
     $('composer').addEventListener('submit', (e) => { e.preventDefault(); this.send(); });
     this.pop.addEventListener('mousedown', (e) => {
       const li = e.target.closest('li');
