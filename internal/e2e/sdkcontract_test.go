@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,26 +30,12 @@ var typeConflicts = map[string]string{
 // unsupported call answers a 501 UnsupportedError, and session.idle is
 // seen on the event stream.
 func TestServeSDKContract(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test; -short given")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	mods, err := filepath.Abs(sdkContractDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mods := nodeModule(t, sdkContractDir, "run npm ci in .ci/sdkcontract")
 	sdk, ts := filepath.Join(mods, "@opencode-ai", "sdk"), filepath.Join(mods, "typescript")
 	for _, dir := range []string{sdk, ts} {
 		if _, err := os.Stat(dir); err != nil {
 			t.Skipf("%s is not installed: run npm ci in .ci/sdkcontract", dir)
 		}
-	}
-	script, err := filepath.Abs("testdata/sdkcontract/contract.mjs")
-	if err != nil {
-		t.Fatal(err)
 	}
 	var steps strings.Builder
 	for range 60 {
@@ -62,19 +46,7 @@ func TestServeSDKContract(t *testing.T) {
 		"codeloop.json": `{"command": {"greet": {"description": "Greets", "template": "Say hello to $ARGUMENTS"}}}`,
 	})
 	s := p.serve("--port", "0")
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Env = append(os.Environ(), "SDK_DIR="+sdk, "TS_DIR="+ts, "SERVER_URL="+s.url, "SERVER_TOKEN="+s.token)
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("the contract script: %v\n%s\n%s\nserver: %s", err, out, stderr, s.stderr)
-	}
+	out := runNode(t, s, "sdkcontract/contract.mjs", 3*time.Minute, "SDK_DIR="+sdk, "TS_DIR="+ts)
 	var got struct {
 		Report []struct {
 			Client, SDK, Route string

@@ -1,11 +1,7 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,40 +15,11 @@ const sdkPath = "../../.ci/npm/node_modules/@opencode-ai/sdk/dist/index.js"
 // prompt, reads the streamed events, answers the permission request and
 // reads the messages, against the real server.
 func TestServeOpenCodeSDK(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test; -short given")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	sdk, err := filepath.Abs(sdkPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(sdk); err != nil {
-		t.Skip("@opencode-ai/sdk is not installed: run npm ci in .ci/npm")
-	}
-	script, err := filepath.Abs("testdata/opencode_sdk.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sdk := nodeModule(t, sdkPath, "run npm ci in .ci/npm")
 	p := newProject(t, bashScriptFor("call_1", "echo hi > out.txt", "Wrote out.txt."),
 		map[string]string{"codeloop.json": `{"permission": {"bash": "ask"}}`})
 	s := p.serve("--port", "0")
-
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Env = append(os.Environ(), "SDK_PATH=file://"+sdk, "SERVER_URL="+s.url, "SERVER_TOKEN="+s.token)
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("the SDK's script: %v\n%s\n%s\nserver: %s", err, out, stderr, s.stderr)
-	}
+	out := runNode(t, s, "opencode_sdk.mjs", time.Minute, "SDK_PATH=file://"+sdk)
 	var got struct {
 		Session    *string
 		Types      []string
