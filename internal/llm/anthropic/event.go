@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -117,27 +116,14 @@ func fastEvent(data []byte, ev *streamEvent) bool {
 				case "stop_reason":
 					d.StopReason = s.StrOrNull()
 				default:
-					return skipOther(&s, key, "type", "text", "thinking", "signature", "partial_json", "stop_reason")
+					return s.SkipUnknown(key, "type", "text", "thinking", "signature", "partial_json", "stop_reason")
 				}
 				return true
 			})
 		default:
-			return skipOther(&s, key, "type", "index", "message", "content_block", "delta", "usage")
+			return s.SkipUnknown(key, "type", "index", "message", "content_block", "delta", "usage")
 		}
 		return true
 	})
 	return s.Done()
-}
-
-// skipOther skips the scalar value of a key the decoder does not use; it
-// reports false when key is a case variant of one of known, which
-// encoding/json would decode into that field.
-func skipOther(s *jsonscan.Scanner, key []byte, known ...string) bool {
-	for _, k := range known {
-		if bytes.EqualFold(key, []byte(k)) {
-			return false
-		}
-	}
-	s.Skip()
-	return true
 }

@@ -12,6 +12,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -334,4 +335,18 @@ func (s *Scanner) Skip() {
 	default:
 		s.Fail()
 	}
+}
+
+// SkipUnknown skips the scalar value of a key the caller does not use. It
+// reports false, skipping nothing, when key is a case variant of one of
+// known: encoding/json would decode that key into the known field, so a
+// scanner that agrees with it must not ignore it.
+func (s *Scanner) SkipUnknown(key []byte, known ...string) bool {
+	for _, k := range known {
+		if bytes.EqualFold(key, []byte(k)) {
+			return false
+		}
+	}
+	s.Skip()
+	return true
 }

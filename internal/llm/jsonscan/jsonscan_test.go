@@ -60,3 +60,32 @@ func (s *Scanner) StrOrNullOrInt() string {
 	}
 	return s.StrOrNull()
 }
+
+func TestSkipUnknown(t *testing.T) {
+	tests := []struct {
+		doc    string
+		wantOK bool
+	}{
+		{`{"a": "x", "other": 1}`, true},
+		{`{"a": "x", "other": null}`, true},
+		{`{"A": "x"}`, false}, // encoding/json would read it as "a"
+		{`{"a": "x", "Other": {"nested": 1}}`, false},
+	}
+	for _, tt := range tests {
+		s := New([]byte(tt.doc))
+		var a string
+		s.Object(func(key []byte) bool {
+			if string(key) == "a" {
+				a = s.Str()
+				return true
+			}
+			return s.SkipUnknown(key, "a")
+		})
+		if got := s.Done(); got != tt.wantOK {
+			t.Errorf("%s: ok = %v, want %v", tt.doc, got, tt.wantOK)
+		}
+		if tt.wantOK && a != "x" {
+			t.Errorf("%s: a = %q", tt.doc, a)
+		}
+	}
+}

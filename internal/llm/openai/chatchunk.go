@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -100,7 +99,7 @@ func fastChunk(data []byte, c *chatChunk) bool {
 		case "usage":
 			return s.Null()
 		}
-		return skipOther(&s, key, "choices", "usage", "error")
+		return s.SkipUnknown(key, "choices", "usage", "error")
 	})
 	return s.Done()
 }
@@ -125,26 +124,13 @@ func fastChoice(s *jsonscan.Scanner, ch *chatChoice) {
 				case "reasoning":
 					d.Reasoning = s.StrOrNull()
 				default:
-					return skipOther(s, key, "content", "reasoning_content", "reasoning", "tool_calls")
+					return s.SkipUnknown(key, "content", "reasoning_content", "reasoning", "tool_calls")
 				}
 				return true
 			})
 		default:
-			return skipOther(s, key, "index", "finish_reason", "logprobs", "delta")
+			return s.SkipUnknown(key, "index", "finish_reason", "logprobs", "delta")
 		}
 		return true
 	})
-}
-
-// skipOther skips the scalar value of a key the decoder does not use; it
-// reports false when key is a case variant of one of known, which
-// encoding/json would decode into that field.
-func skipOther(s *jsonscan.Scanner, key []byte, known ...string) bool {
-	for _, k := range known {
-		if bytes.EqualFold(key, []byte(k)) {
-			return false
-		}
-	}
-	s.Skip()
-	return true
 }
