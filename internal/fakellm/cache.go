@@ -26,9 +26,11 @@ import (
 // (from there to the last breakpoint) and input_tokens (the rest).
 //
 // OpenAI: no markers. The longest prefix a request shares with an earlier
-// request's prompt (tools, then messages) within the TTL is cached when it
+// request's prompt (tools, then messages; for the Responses API tools,
+// instructions, then input items) within the TTL is cached when it
 // is at least 1,024 tokens long, in steps of 128 tokens; usage reports it
-// as prompt_tokens_details.cached_tokens inside prompt_tokens.
+// as prompt_tokens_details.cached_tokens inside prompt_tokens (Responses:
+// input_tokens_details.cached_tokens inside input_tokens).
 //
 // Tokens are estimated as a quarter of a block's JSON bytes (cache_control
 // left out), at least one per block.
@@ -211,7 +213,22 @@ func (c *promptCache) openAI(body []byte) (llm.Usage, bool) {
 	if json.Unmarshal(body, &req) != nil {
 		return llm.Usage{}, false
 	}
-	text := append(append([]byte{}, req.Tools...), req.Messages...)
+	return c.openAIPrompt(append(append([]byte{}, req.Tools...), req.Messages...)), true
+}
+
+// openAIResponses accounts for one Responses request body: its tools,
+// instructions and input items are the prompt.
+func (c *promptCache) openAIResponses(body []byte) (llm.Usage, bool) {
+	text, ok := responsesPrompt(body)
+	if !ok {
+		return llm.Usage{}, false
+	}
+	return c.openAIPrompt(text), true
+}
+
+// openAIPrompt accounts for one prompt under OpenAI's automatic prefix
+// cache.
+func (c *promptCache) openAIPrompt(text []byte) llm.Usage {
 	total := tokens(len(text))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -234,7 +251,7 @@ func (c *promptCache) openAI(body []byte) (llm.Usage, bool) {
 		cached = CacheMinTokens + (t-CacheMinTokens)/128*128
 	}
 	cached = min(cached, total)
-	return llm.Usage{Input: total - cached, CacheRead: cached}, true
+	return llm.Usage{Input: total - cached, CacheRead: cached}
 }
 
 func commonPrefix(a, b []byte) int {

@@ -1,7 +1,7 @@
 // Package fakellm plays scripted model responses, for tests and benchmarks
 // that must not reach a real model: an in-process llm.Provider (Scripted)
-// and an HTTP server (Server) that speaks the OpenAI Chat Completions and
-// Anthropic Messages streaming wire formats.
+// and an HTTP server (Server) that speaks the OpenAI Chat Completions,
+// OpenAI Responses and Anthropic Messages streaming wire formats.
 //
 // A script is a list of steps, one per model request; a step is the events
 // the model streams. Scripts can be written in a small line language (see

@@ -16,8 +16,9 @@ import (
 
 // Server is an http.Handler that answers model requests with the steps of
 // its script, one step per request, in the wire format the path asks for:
-// OpenAI Chat Completions (a path ending in /chat/completions) or Anthropic
-// Messages (a path ending in /messages). Serve it with httptest.NewServer.
+// OpenAI Chat Completions (a path ending in /chat/completions), OpenAI
+// Responses (a path ending in /responses) or Anthropic Messages (a path
+// ending in /messages). Serve it with httptest.NewServer.
 //
 // An error event that comes first in a step becomes an HTTP error response
 // (with retry-after-ms when the error has a delay); later it cuts the
@@ -86,11 +87,13 @@ func (s *Server) Remaining() int {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	var anthropic bool
+	var anthropic, responses bool
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		anthropic = true
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		responses = true
 	default:
 		http.Error(w, "fakellm: unknown path "+r.URL.Path, http.StatusNotFound)
 		return
@@ -98,8 +101,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var prompt *llm.Usage
 	if s.cache != nil {
 		count := s.cache.openAI
-		if anthropic {
+		switch {
+		case anthropic:
 			count = s.cache.anthropic
+		case responses:
+			count = s.cache.openAIResponses
 		}
 		if u, ok := count(body); ok {
 			prompt = &u
@@ -130,8 +136,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	var enc encoder = &chatEncoder{w: w}
-	if anthropic {
+	switch {
+	case anthropic:
 		enc = &messagesEncoder{w: w, prompt: prompt}
+	case responses:
+		enc = &responsesEncoder{w: w}
 	}
 	enc.start()
 	flush(w)

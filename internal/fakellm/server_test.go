@@ -68,6 +68,9 @@ func TestServerWireFormats(t *testing.T) {
 		{"openai-chat", func(url string) llm.Provider {
 			return openai.NewChat(openai.Config{ID: "fake", BaseURL: url + "/v1", APIKey: "k"})
 		}},
+		{"openai-responses", func(url string) llm.Provider {
+			return openai.NewResponses(openai.Config{ID: "fake", BaseURL: url + "/v1", APIKey: "k"})
+		}},
 		{"anthropic", func(url string) llm.Provider {
 			return anthropic.New(anthropic.Config{ID: "fake", BaseURL: url, APIKey: "k"})
 		}},
