@@ -47,6 +47,7 @@ type options struct {
 	keep      bool
 	profile   string
 	verbose   bool
+	peers     []string // -peer values: name or name=path
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -61,6 +62,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the scratch directories")
 	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of every run into this directory (builds a profiling binary)")
 	fs.BoolVar(&o.verbose, "v", false, "print each run")
+	fs.Func("peer", "also measure another agent on the scenarios it has, runs alternated with codeloop's: codex or codex=PATH (repeatable)", func(v string) error {
+		if _, _, err := parsePeer(v); err != nil {
+			return err
+		}
+		o.peers = append(o.peers, v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -128,6 +136,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	fmt.Fprintf(stdout, "codeloop bench: %s, %s/%s, %d CPUs, %s wire, %d runs per scenario, %s\n",
 		machine(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), o.wire, o.n, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	peers, err := newPeerRuns(o.peers, runConfig{launcher: launcher}, work, o.keep, stderr)
+	if err != nil {
+		return err
+	}
 	var results []summary
 	for _, name := range o.scenarios {
 		sc := scenarioByName(name)
@@ -137,7 +149,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return ctx.Err()
 			}
 			dir := filepath.Join(work, fmt.Sprintf("%s-%d", name, i))
-			r, err := runOnce(ctx, sc, runConfig{bin: bin, launcher: launcher, dir: dir, wire: o.wire, profile: profilePath(o.profile, name, i)})
+			r, err := peers.around(ctx, name, i, func() (result, error) {
+				return runOnce(ctx, sc, runConfig{bin: bin, launcher: launcher, dir: dir, wire: o.wire, profile: profilePath(o.profile, name, i)})
+			})
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", name, i+1, err)
 			}
@@ -152,6 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		results = append(results, summarize(name, runs))
 	}
 	printTable(stdout, results)
+	peers.print(stdout, o.scenarios)
 	return nil
 }
 

@@ -42,6 +42,13 @@ func TestMeasure(t *testing.T) {
 			tools:   len(`[{"name":"read"}]`),
 			message: 1,
 		},
+		{
+			name:    "responses",
+			body:    `{"instructions":"Be brief.","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"You are Codex."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},{"type":"function_call","call_id":"c","name":"exec_command","arguments":"{}"}],"tools":[{"type":"function","name":"exec_command"}]}`,
+			system:  len("Be brief.") + len("You are Codex."),
+			tools:   len(`[{"type":"function","name":"exec_command"}]`),
+			message: 2,
+		},
 		{name: "not json", body: `{`},
 	}
 	for _, tt := range tests {

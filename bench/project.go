@@ -29,12 +29,14 @@ type runConfig struct {
 // project is a scratch git repository with its own home directory and the
 // fake model servers its config points at.
 type project struct {
-	cfg    runConfig
-	repo   string
-	home   string
-	model  *recorder
-	titles *recorder
-	close  func()
+	cfg      runConfig
+	repo     string
+	home     string
+	model    *recorder
+	titles   *recorder
+	modelURL string   // the model server's base URL
+	extraEnv []string // added to the child's environment (a peer's settings)
+	close    func()
 }
 
 // newProject creates the repository with files, starts a model server
@@ -44,6 +46,7 @@ func newProject(ctx context.Context, cfg runConfig, files map[string]string, ste
 	p.model = newRecorder(fakellm.NewServer(steps...).AccountCache(nil))
 	p.titles = newRecorder(fakellm.NewServer(fakellm.Text("t", "Benchmark run"), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 50, Output: 3})))
 	ms, ts := httptest.NewServer(p.model), httptest.NewServer(p.titles)
+	p.modelURL = ms.URL
 	p.close = func() {
 		ms.CloseClientConnections()
 		ts.CloseClientConnections()
@@ -122,6 +125,7 @@ func (p *project) env() []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		"TERM=dumb",
 	}
+	env = append(env, p.extraEnv...)
 	if p.cfg.profile != "" {
 		base := strings.TrimSuffix(p.cfg.profile, ".pprof")
 		env = append(env, "CODELOOP_CPUPROFILE="+p.cfg.profile, "CODELOOP_TRACE="+base+".trace", "CODELOOP_MEMPROFILE="+base+".allocs.pprof")

@@ -70,20 +70,22 @@ func (rec *recorder) requests() []request {
 	return out
 }
 
-// measure reads a Chat Completions or Messages request body.
+// measure reads a Chat Completions, Messages or Responses request body.
 func measure(body []byte) request {
 	var v struct {
-		System   json.RawMessage   `json:"system"` // Messages
-		Tools    json.RawMessage   `json:"tools"`
-		Messages []json.RawMessage `json:"messages"`
+		System       json.RawMessage   `json:"system"` // Messages
+		Instructions json.RawMessage   `json:"instructions"`
+		Tools        json.RawMessage   `json:"tools"`
+		Messages     []json.RawMessage `json:"messages"`
+		Input        []json.RawMessage `json:"input"` // Responses
 	}
 	rq := request{body: len(body)}
 	if json.Unmarshal(body, &v) != nil {
 		return rq
 	}
 	rq.tools = len(v.Tools)
-	rq.system = textBytes(v.System)
-	for _, m := range v.Messages {
+	rq.system = textBytes(v.System) + textBytes(v.Instructions)
+	for _, m := range append(v.Messages, v.Input...) {
 		var msg struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
