@@ -203,7 +203,7 @@ func (pr *peerRuns) print(w io.Writer, order []string) {
 			for i, pair := range pairs {
 				theirs[i] = pair[1]
 			}
-			sums = append(sums, summarize(p.name+"/"+name, theirs))
+			sums = append(sums, withoutAgentGap(summarize(p.name+"/"+name, theirs)))
 			ratios = append(ratios, pairRatios(name, pairs))
 		}
 		if len(sums) == 0 {
@@ -214,6 +214,15 @@ func (pr *peerRuns) print(w io.Writer, order []string) {
 		fmt.Fprintf(w, "\ncodeloop / %s, per pair of runs: median [min–max]; below 1 means codeloop uses less\n", p.name)
 		printRatios(w, ratios)
 	}
+}
+
+// withoutAgentGap drops the columns a peer's output cannot fill: the agent
+// gap needs the tools' times and titles are codeloop's own requests.
+func withoutAgentGap(s summary) summary {
+	s.metrics = slices.DeleteFunc(slices.Clone(s.metrics), func(m metric) bool {
+		return m.name == "agent gap" || m.name == "titles"
+	})
+	return s
 }
 
 // ratioRow is one scenario's codeloop/peer ratios.
