@@ -47,6 +47,8 @@ type options struct {
 	keep      bool
 	profile   string
 	verbose   bool
+	peer      string
+	model     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -58,9 +60,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&scen, "scenario", "all", "comma-separated scenarios, or all: "+strings.Join(scenarioNames(), ", "))
 	fs.StringVar(&o.wire, "wire", "openai", "wire format of the fake model: openai (Chat Completions) or anthropic (Messages)")
 	fs.StringVar(&o.binary, "bin", "", "use this codeloop binary instead of building one")
-	fs.BoolVar(&o.keep, "keep", false, "keep the scratch directories")
+	fs.BoolVar(&o.keep, "keep", false, "keep the scratch directories, with every model request body in requests/")
 	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of every run into this directory (builds a profiling binary)")
 	fs.BoolVar(&o.verbose, "v", false, "print each run")
+	fs.StringVar(&o.model, "model", "model", "the fake model's id, which agents choose their system prompt by (e.g. claude-sonnet-4-5)")
+	fs.StringVar(&o.peer, "peer", "", "also run another agent on the scenarios it can run: opencode=PATH (or opencode for the one .ci/run installs); skipped when absent")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -88,6 +92,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	pr, skip, err := parsePeer(o.peer)
+	if err != nil {
+		return err
+	}
+	if skip != "" {
+		fmt.Fprintln(stderr, "bench: skipping the peer:", skip)
 	}
 	work, err := os.MkdirTemp("", "codeloop-bench")
 	if err != nil {
@@ -126,32 +137,57 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	fmt.Fprintf(stdout, "codeloop bench: %s, %s/%s, %d CPUs, %s wire, %d runs per scenario, %s\n",
-		machine(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), o.wire, o.n, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(stdout, "codeloop bench: %s, %s/%s, %d CPUs, %s wire, model %q, %d runs per scenario, %s\n",
+		machine(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), o.wire, o.model, o.n, time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	var results []summary
+	var ratios []string
 	for _, name := range o.scenarios {
 		sc := scenarioByName(name)
-		var runs []result
+		agents := []*peer{nil}
+		if pr != nil && sc.runsPeer() {
+			agents = append(agents, pr)
+		}
+		// The agents alternate run by run, so that a change in the
+		// machine's load falls on both.
+		runs := make([][]result, len(agents))
 		for i := range o.n {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			dir := filepath.Join(work, fmt.Sprintf("%s-%d", name, i))
-			r, err := runOnce(ctx, sc, runConfig{bin: bin, launcher: launcher, dir: dir, wire: o.wire, profile: profilePath(o.profile, name, i)})
-			if err != nil {
-				return fmt.Errorf("%s run %d: %w", name, i+1, err)
-			}
-			if o.verbose {
-				fmt.Fprintf(stderr, "%s #%d: %s\n", name, i+1, r)
-			}
-			runs = append(runs, r)
-			if !o.keep {
-				_ = os.RemoveAll(dir)
+			for a, ag := range agents {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				label, rc := name, runConfig{bin: bin, launcher: launcher, wire: o.wire, model: o.model, keep: o.keep, profile: profilePath(o.profile, name, i)}
+				if ag != nil {
+					label, rc.peer, rc.profile = name+" "+ag.name, ag, ""
+				}
+				rc.dir = filepath.Join(work, fmt.Sprintf("%s-%d", strings.ReplaceAll(label, " ", "-"), i))
+				r, err := runOnce(ctx, sc, rc)
+				if err != nil {
+					return fmt.Errorf("%s run %d: %w", label, i+1, err)
+				}
+				if o.verbose {
+					fmt.Fprintf(stderr, "%s #%d: %s\n", label, i+1, r)
+				}
+				runs[a] = append(runs[a], r)
+				if !o.keep {
+					_ = os.RemoveAll(rc.dir)
+				}
 			}
 		}
-		results = append(results, summarize(name, runs))
+		for a, ag := range agents {
+			label := name
+			if ag != nil {
+				label += " " + ag.name
+			}
+			results = append(results, summarize(label, runs[a]))
+		}
+		if len(agents) > 1 {
+			ratios = append(ratios, costRatio(name, agents[1].name, runs[0], runs[1]))
+		}
 	}
 	printTable(stdout, results)
+	for _, line := range ratios {
+		fmt.Fprintln(stdout, line)
+	}
 	return nil
 }
 
