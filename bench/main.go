@@ -48,6 +48,8 @@ type options struct {
 	profile   string
 	verbose   bool
 	peers     []string // -peer values: name or name=path
+	opencode  string   // -opencode: the OpenCode binary, or auto
+	model     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -59,7 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&scen, "scenario", "all", "comma-separated scenarios, or all: "+strings.Join(scenarioNames(), ", "))
 	fs.StringVar(&o.wire, "wire", "openai", "wire format of the fake model: openai (Chat Completions) or anthropic (Messages)")
 	fs.StringVar(&o.binary, "bin", "", "use this codeloop binary instead of building one")
-	fs.BoolVar(&o.keep, "keep", false, "keep the scratch directories")
+	fs.BoolVar(&o.keep, "keep", false, "keep the scratch directories, with every model request body in requests/")
 	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of every run into this directory (builds a profiling binary)")
 	fs.BoolVar(&o.verbose, "v", false, "print each run")
 	fs.Func("peer", "also measure another agent on the scenarios it has, runs alternated with codeloop's: codex or codex=PATH (repeatable)", func(v string) error {
@@ -69,6 +71,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		o.peers = append(o.peers, v)
 		return nil
 	})
+	fs.StringVar(&o.model, "model", "model", "the fake model's id, which agents choose their system prompt by (e.g. claude-sonnet-4-5)")
+	fs.StringVar(&o.opencode, "opencode", "", "also run OpenCode on the scenarios it can run, with the same config and command: its binary's path, or auto for the one .ci/run installs; skipped when absent")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -96,6 +100,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	pr, skip, err := parseConfigPeer(o.opencode)
+	if err != nil {
+		return err
+	}
+	if skip != "" {
+		fmt.Fprintln(stderr, "bench: skipping the peer:", skip)
 	}
 	work, err := os.MkdirTemp("", "codeloop-bench")
 	if err != nil {
@@ -134,39 +145,68 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	fmt.Fprintf(stdout, "codeloop bench: %s, %s/%s, %d CPUs, %s wire, %d runs per scenario, %s\n",
-		machine(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), o.wire, o.n, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(stdout, "codeloop bench: %s, %s/%s, %d CPUs, %s wire, model %q, %d runs per scenario, %s\n",
+		machine(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), o.wire, o.model, o.n, time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	peers, err := newPeerRuns(o.peers, runConfig{launcher: launcher}, work, o.keep, stderr)
 	if err != nil {
 		return err
 	}
 	var results []summary
+	var ratios []string
 	for _, name := range o.scenarios {
 		sc := scenarioByName(name)
-		var runs []result
+		agents := []*configPeer{nil}
+		if pr != nil && sc.runsPeer() {
+			agents = append(agents, pr)
+		}
+		// The agents alternate run by run, so that a change in the
+		// machine's load falls on both.
+		runs := make([][]result, len(agents))
 		for i := range o.n {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			dir := filepath.Join(work, fmt.Sprintf("%s-%d", name, i))
-			r, err := peers.around(ctx, name, i, func() (result, error) {
-				return runOnce(ctx, sc, runConfig{bin: bin, launcher: launcher, dir: dir, wire: o.wire, profile: profilePath(o.profile, name, i)})
-			})
-			if err != nil {
-				return fmt.Errorf("%s run %d: %w", name, i+1, err)
-			}
-			if o.verbose {
-				fmt.Fprintf(stderr, "%s #%d: %s\n", name, i+1, r)
-			}
-			runs = append(runs, r)
-			if !o.keep {
-				_ = os.RemoveAll(dir)
+			for a, ag := range agents {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				label, rc := name, runConfig{bin: bin, launcher: launcher, wire: o.wire, model: o.model, keep: o.keep, profile: profilePath(o.profile, name, i)}
+				if ag != nil {
+					label, rc.peer, rc.profile = name+" "+ag.name, ag, ""
+				}
+				rc.dir = filepath.Join(work, fmt.Sprintf("%s-%d", strings.ReplaceAll(label, " ", "-"), i))
+				var r result
+				var err error
+				if ag == nil {
+					r, err = peers.around(ctx, name, i, func() (result, error) { return runOnce(ctx, sc, rc) })
+				} else {
+					r, err = runOnce(ctx, sc, rc)
+				}
+				if err != nil {
+					return fmt.Errorf("%s run %d: %w", label, i+1, err)
+				}
+				if o.verbose {
+					fmt.Fprintf(stderr, "%s #%d: %s\n", label, i+1, r)
+				}
+				runs[a] = append(runs[a], r)
+				if !o.keep {
+					_ = os.RemoveAll(rc.dir)
+				}
 			}
 		}
-		results = append(results, summarize(name, runs))
+		for a, ag := range agents {
+			label := name
+			if ag != nil {
+				label += " " + ag.name
+			}
+			results = append(results, summarize(label, runs[a]))
+		}
+		if len(agents) > 1 {
+			ratios = append(ratios, costRatio(name, agents[1].name, runs[0], runs[1]))
+		}
 	}
 	printTable(stdout, results)
 	peers.print(stdout, o.scenarios)
+	for _, line := range ratios {
+		fmt.Fprintln(stdout, line)
+	}
 	return nil
 }
 

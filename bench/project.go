@@ -20,10 +20,13 @@ import (
 // runConfig says how to run one scenario once.
 type runConfig struct {
 	bin      string
-	launcher string // bench/launch, which starts bin and reports its usage
-	dir      string // scratch directory of the run
-	wire     string // openai or anthropic
-	profile  string // CPU profile file, or empty
+	launcher string      // bench/launch, which starts bin and reports its usage
+	dir      string      // scratch directory of the run
+	wire     string      // openai or anthropic
+	model    string      // the model's id in the config
+	profile  string      // CPU profile file, or empty
+	peer     *configPeer // another agent to run instead of bin, or nil
+	keep     bool        // keep the scratch directory, with every request body
 }
 
 // project is a scratch git repository with its own home directory and the
@@ -45,6 +48,9 @@ func newProject(ctx context.Context, cfg runConfig, files map[string]string, ste
 	p := &project{cfg: cfg, repo: filepath.Join(cfg.dir, "repo"), home: filepath.Join(cfg.dir, "home")}
 	p.model = newRecorder(fakellm.NewServer(steps...).AccountCache(nil))
 	p.titles = newRecorder(fakellm.NewServer(fakellm.Text("t", "Benchmark run"), fakellm.Finish(llm.FinishStop, llm.Usage{Input: 50, Output: 3})))
+	if cfg.keep {
+		p.model.dir = filepath.Join(cfg.dir, "requests")
+	}
 	ms, ts := httptest.NewServer(p.model), httptest.NewServer(p.titles)
 	p.modelURL = ms.URL
 	p.close = func() {
@@ -70,7 +76,7 @@ func newProject(ctx context.Context, cfg runConfig, files map[string]string, ste
 			return nil, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(p.repo, "opencode.json"), []byte(configJSON(cfg.wire, ms.URL, ts.URL)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(p.repo, "opencode.json"), []byte(configJSON(cfg.wire, cfg.model, ms.URL, ts.URL)), 0o644); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -89,27 +95,31 @@ func newProject(ctx context.Context, cfg runConfig, files map[string]string, ste
 }
 
 // configJSON points codeloop at the fake servers: the model through the
-// chosen wire format, titles through Chat Completions. The context limit is
-// large so that no scenario compacts.
-func configJSON(wire, modelURL, titleURL string) string {
+// chosen wire format, titles through Chat Completions. The model's id is
+// model ("model" unless -model says otherwise; agents choose their prompt
+// by it). The context limit is large so that no scenario compacts.
+func configJSON(wire, model, modelURL, titleURL string) string {
+	if model == "" {
+		model = "model"
+	}
 	provider := fmt.Sprintf(`{"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "%s/v1", "apiKey": "bench"},`, modelURL)
 	if wire == "anthropic" {
 		provider = fmt.Sprintf(`{"npm": "@ai-sdk/anthropic", "options": {"baseURL": "%s/v1", "apiKey": "bench"},`, modelURL)
 	}
 	return fmt.Sprintf(`{
   "$schema": "https://opencode.ai/config.json",
-  "model": "fake/model",
+  "model": "fake/%s",
   "small_model": "titles/small",
   "autoupdate": false,
   "share": "disabled",
   "provider": {
     "fake": %s
-      "models": {"model": {"name": "Fake", "tool_call": true, "limit": {"context": 10000000, "output": 32000}}}},
+      "models": {%q: {"name": "Fake", "tool_call": true, "limit": {"context": 10000000, "output": 32000}}}},
     "titles": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "%s/v1", "apiKey": "bench"},
       "models": {"small": {"limit": {"context": 100000, "output": 1000}}}}
   }
 }
-`, provider, titleURL)
+`, model, provider, model, titleURL)
 }
 
 // env is the child's whole environment: an isolated home and XDG
@@ -157,8 +167,12 @@ func (p *project) run(ctx context.Context, args ...string) (execution, error) {
 		return execution{}, err
 	}
 	defer rd.Close()
-	cmd := exec.CommandContext(ctx, p.cfg.launcher, append([]string{p.cfg.bin}, args...)...)
-	cmd.Dir, cmd.Env = p.repo, p.env()
+	bin, env := p.cfg.bin, p.env()
+	if p.cfg.peer != nil {
+		bin, env = p.cfg.peer.bin, append(env, p.cfg.peer.env...)
+	}
+	cmd := exec.CommandContext(ctx, p.cfg.launcher, append([]string{bin}, args...)...)
+	cmd.Dir, cmd.Env = p.repo, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.ExtraFiles = []*os.File{wr}

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +20,9 @@ import (
 // arrived, when its response was complete, and what it carried.
 type recorder struct {
 	next *fakellm.Server
+	// dir, when set, receives every request body as NN.json, for reading
+	// what a run sent.
+	dir  string
 	mu   sync.Mutex
 	reqs []request
 }
@@ -54,7 +60,11 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.mu.Lock()
 	rec.reqs = append(rec.reqs, rq)
+	n := len(rec.reqs)
 	rec.mu.Unlock()
+	if rec.dir != "" && os.MkdirAll(rec.dir, 0o755) == nil {
+		_ = os.WriteFile(filepath.Join(rec.dir, fmt.Sprintf("%02d.json", n)), body, 0o644)
+	}
 }
 
 // requests returns the requests recorded so far, in arrival order.

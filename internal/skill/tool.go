@@ -46,13 +46,12 @@ func (t *Tool) Touches(json.RawMessage, string) []tool.Touch { return nil }
 
 // Description explains the tool and lists the skills the model may load.
 func (t *Tool) Description() string {
-	var b strings.Builder
-	b.WriteString(strings.TrimSpace(toolDescription))
 	skills := t.set.ForModel(nil)
 	if len(skills) == 0 {
-		b.WriteString("\n\nNo skills are installed, so there is nothing to load.")
-		return b.String()
+		return "Loads a skill, a set of instructions for one kind of task. No skills are installed, so there is nothing to load."
 	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(toolDescription))
 	b.WriteString("\n\n")
 	b.WriteString(Listing(skills))
 	return b.String()

@@ -106,10 +106,10 @@ type Tool struct {
 
 // params are the tool's arguments; the names are OpenCode's.
 type params struct {
-	Description  string `json:"description" jsonschema:"a short (3-5 words) description of the task"`
-	Prompt       string `json:"prompt" jsonschema:"the task for the sub-agent: everything it needs to know to do it"`
-	SubagentType string `json:"subagent_type" jsonschema:"the name of the sub-agent to run"`
-	TaskID       string `json:"task_id,omitempty" jsonschema:"set only to continue an earlier task: the id from its <task id=...> result; the sub-agent then keeps its earlier context"`
+	Description  string `json:"description" jsonschema:"the task in 3-5 words"`
+	Prompt       string `json:"prompt" jsonschema:"everything the sub-agent needs to know"`
+	SubagentType string `json:"subagent_type" jsonschema:"which sub-agent to run"`
+	TaskID       string `json:"task_id,omitempty" jsonschema:"only to continue an earlier task: the id its result started with"`
 	Command      string `json:"command,omitempty" jsonschema:"the slash command that started this task, if any"`
 }
 

@@ -49,11 +49,11 @@ type BashAnalysis struct {
 }
 
 type bashParams struct {
-	Command     string `json:"command" jsonschema:"The command to execute"`
-	Timeout     int    `json:"timeout,omitempty" jsonschema:"Optional timeout in milliseconds"`
-	Workdir     string `json:"workdir,omitempty" jsonschema:"The working directory to run the command in. Defaults to the current directory. Use this instead of 'cd' commands."`
-	Description string `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
-	Sandbox     string `json:"sandbox,omitempty" jsonschema:"Set to off to run the command outside the sandbox; the user is asked to approve it"`
+	Command     string `json:"command" jsonschema:"The command to run"`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"Timeout in milliseconds"`
+	Workdir     string `json:"workdir,omitempty" jsonschema:"Directory to run in, instead of cd (default: the working directory)"`
+	Description string `json:"description,omitempty" jsonschema:"What the command does, in 5-10 words"`
+	Sandbox     string `json:"sandbox,omitempty" jsonschema:"off runs the command outside the sandbox, once the user approves"`
 }
 
 func newBash(env Env) Tool {

@@ -69,7 +69,9 @@ func New[P any](def Def[P]) (Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving the schema of tool %s: %w", def.ID, err)
 	}
-	raw, err := json.Marshal(s)
+	sent := s.CloneSchemas()
+	openObjects(sent)
+	raw, err := json.Marshal(sent)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the schema of tool %s: %w", def.ID, err)
 	}
@@ -209,6 +211,21 @@ func notNull(s *jsonschema.Schema) {
 		notNull(p)
 	}
 	notNull(s.Items)
+}
+
+// openObjects drops the "additionalProperties": false that every derived
+// object carries from the schema the model is sent. Unknown arguments are
+// dropped before validation anyway, so it only cost bytes on every
+// request.
+func openObjects(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.AdditionalProperties = nil
+	for _, p := range s.Properties {
+		openObjects(p)
+	}
+	openObjects(s.Items)
 }
 
 func schemaType(s *jsonschema.Schema) string {

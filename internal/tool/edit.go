@@ -7,10 +7,10 @@ import (
 )
 
 type editParams struct {
-	FilePath   string `json:"filePath" jsonschema:"The absolute path to the file to modify"`
-	OldString  string `json:"oldString" jsonschema:"The text to replace"`
-	NewString  string `json:"newString" jsonschema:"The text to replace it with (must be different from oldString)"`
-	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"Replace all occurrences of oldString (default false)"`
+	FilePath   string `json:"filePath" jsonschema:"Absolute path of the file"`
+	OldString  string `json:"oldString" jsonschema:"Text to replace"`
+	NewString  string `json:"newString" jsonschema:"Replacement, different from oldString"`
+	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"Replace every match"`
 }
 
 func newEdit(env Env, locks *fileLocks) Tool {

@@ -17,8 +17,8 @@ import (
 const GlobLimit = 100
 
 type globParams struct {
-	Pattern string `json:"pattern" jsonschema:"The glob pattern to match files against"`
-	Path    string `json:"path,omitempty" jsonschema:"The directory to search in. Leave it out to search the current working directory; never pass \"undefined\" or \"null\""`
+	Pattern string `json:"pattern" jsonschema:"Glob pattern"`
+	Path    string `json:"path,omitempty" jsonschema:"Directory to search; leave it out (never \"undefined\" or \"null\") for the working directory"`
 }
 
 func newGlob(env Env) Tool {

@@ -21,9 +21,9 @@ const (
 )
 
 type grepParams struct {
-	Pattern string `json:"pattern" jsonschema:"The regex pattern to search for in file contents"`
-	Path    string `json:"path,omitempty" jsonschema:"The directory to search in. Defaults to the current working directory."`
-	Include string `json:"include,omitempty" jsonschema:"File pattern to include in the search (e.g. \"*.js\", \"*.{ts,tsx}\")"`
+	Pattern string `json:"pattern" jsonschema:"Regular expression"`
+	Path    string `json:"path,omitempty" jsonschema:"Directory to search (default: the working directory)"`
+	Include string `json:"include,omitempty" jsonschema:"Glob of the file names to search"`
 }
 
 func newGrep(env Env) Tool {

@@ -28,9 +28,9 @@ const (
 )
 
 type readParams struct {
-	FilePath string `json:"filePath" jsonschema:"The absolute path to the file or directory to read"`
-	Offset   int    `json:"offset,omitempty" jsonschema:"The line number to start reading from (1-indexed)"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"The maximum number of lines to read (defaults to 2000)"`
+	FilePath string `json:"filePath" jsonschema:"Absolute path of the file or directory"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"First line to read, counting from 1"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"Number of lines to read (default 2000)"`
 }
 
 func newRead(env Env) Tool {

@@ -25,13 +25,13 @@ type TodoUpdated struct {
 }
 
 type todoItem struct {
-	Content  string `json:"content" jsonschema:"Brief description of the task"`
-	Status   string `json:"status" jsonschema:"Current status of the task: pending, in_progress, completed, cancelled"`
-	Priority string `json:"priority" jsonschema:"Priority level of the task: high, medium, low"`
+	Content  string `json:"content" jsonschema:"The task, briefly, in the imperative"`
+	Status   string `json:"status"`
+	Priority string `json:"priority"`
 }
 
 type todoWriteParams struct {
-	Todos []todoItem `json:"todos" jsonschema:"The updated todo list"`
+	Todos []todoItem `json:"todos" jsonschema:"The whole updated list"`
 }
 
 func newTodoWrite(env Env) Tool {

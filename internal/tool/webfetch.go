@@ -33,9 +33,9 @@ const (
 const webUserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
 
 type webFetchParams struct {
-	URL     string `json:"url" jsonschema:"The URL to fetch content from"`
-	Format  string `json:"format,omitempty" jsonschema:"The format to return the content in (text, markdown, or html). Defaults to markdown."`
-	Timeout int    `json:"timeout,omitempty" jsonschema:"Optional timeout in seconds (max 120)"`
+	URL     string `json:"url" jsonschema:"URL to fetch"`
+	Format  string `json:"format,omitempty"`
+	Timeout int    `json:"timeout,omitempty" jsonschema:"Timeout in seconds (default 30, max 120)"`
 }
 
 func newWebFetch(env Env) Tool {

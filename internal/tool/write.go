@@ -15,8 +15,8 @@ import (
 const bom = "\uFEFF"
 
 type writeParams struct {
-	Content  string `json:"content" jsonschema:"The content to write to the file"`
-	FilePath string `json:"filePath" jsonschema:"The absolute path to the file to write (must be absolute, not relative)"`
+	Content  string `json:"content" jsonschema:"The whole content of the file"`
+	FilePath string `json:"filePath" jsonschema:"Absolute path of the file"`
 }
 
 func newWrite(env Env, locks *fileLocks) Tool {
