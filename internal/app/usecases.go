@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -29,7 +30,12 @@ func (a *App) SendPrompt(ctx context.Context, in session.PromptInput) (message.M
 	if err != nil {
 		return message.Message{}, err
 	}
-	ref, err := a.PickModel(ctx, in.Model, in.Agent, &sess)
+	return a.send(ctx, &sess, in)
+}
+
+// send is SendPrompt to the session sess.
+func (a *App) send(ctx context.Context, sess *session.Info, in session.PromptInput) (message.Message, error) {
+	ref, err := a.PickModel(ctx, in.Model, in.Agent, sess)
 	if err != nil {
 		return message.Message{}, err
 	}
@@ -46,6 +52,118 @@ func (a *App) SendPrompt(ctx context.Context, in session.PromptInput) (message.M
 	}
 	_ = a.Models.Use(ref.String())
 	return m, nil
+}
+
+// Prompt sends what the user wrote to a session (SendPrompt): in.Parts
+// are the user's texts, each followed here by the files, agents and
+// resources its @ mentions name, and attached files. Blank texts are left
+// out; a prompt with nothing left is refused.
+func (a *App) Prompt(ctx context.Context, in session.PromptInput) (message.Message, error) {
+	sess, err := a.session(ctx, in.SessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	if in.Parts = a.userParts(in.Parts); len(in.Parts) == 0 {
+		return message.Message{}, errors.New("the message is empty: write some text or attach a file")
+	}
+	return a.send(ctx, &sess, in)
+}
+
+// userParts drops the blank texts of parts a user wrote and adds after
+// each text the parts its @ mentions name.
+func (a *App) userParts(parts []message.Part) []message.Part {
+	var out []message.Part
+	for _, p := range parts {
+		t, ok := p.(*message.TextPart)
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		if strings.TrimSpace(t.Text) == "" {
+			continue
+		}
+		out = append(out, p)
+		out = append(out, a.Mentions(t.Text, a.Dir, true)...)
+	}
+	return out
+}
+
+// RunCommand runs the slash command name with args in a session: compact
+// (or summarize) summarises the session's history in the background (run
+// starts background work, see Compact) and returns no message; any other
+// command is expanded (ExpandPrompt) and sent (SendPrompt), with the
+// user's parts in base.Parts (see Prompt) added to its own.
+func (a *App) RunCommand(ctx context.Context, base session.PromptInput, name, args string, run func(func(context.Context)) bool) (message.Message, error) {
+	sess, err := a.session(ctx, base.SessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	if IsCompact(name) {
+		return message.Message{}, a.Compact(ctx, base.SessionID, run)
+	}
+	extra := a.userParts(base.Parts)
+	if len(base.Parts) > 0 && len(extra) == 0 {
+		return message.Message{}, errors.New("the message is empty: write some text or attach a file")
+	}
+	in, err := a.ExpandPrompt(ctx, base, name, args)
+	if err != nil {
+		return message.Message{}, err
+	}
+	in.Parts = append(in.Parts, extra...)
+	return a.send(ctx, &sess, in)
+}
+
+// ShellRequest is a user's shell command for a session, with the agent
+// and model asked for, if any (see ShellIdentity).
+type ShellRequest struct {
+	SessionID string
+	Command   string
+	Agent     string
+	Model     *message.ModelRef
+}
+
+// Shell runs the user's shell command in a session through the engine,
+// which records it as a user message and an assistant message holding a
+// completed bash call; the configured shell runs it. The command stops
+// when ctx or stop ends (stop is the front end's lifetime).
+func (a *App) Shell(ctx, stop context.Context, in ShellRequest) (message.Message, error) {
+	sess, err := a.session(ctx, in.SessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	agentName, ref := a.ShellIdentity(ctx, &sess, in.Agent, in.Model)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(stop, cancel)()
+	return a.Engine.Shell(ctx, session.ShellInput{SessionID: in.SessionID, Command: in.Command,
+		Agent: agentName, Model: ref, Shell: a.Config.Config.Shell})
+}
+
+// ReplyQuestion answers a pending question; the error wraps
+// store.ErrNotFound when it is not pending.
+func (a *App) ReplyQuestion(ctx context.Context, requestID string, answers [][]string) error {
+	if err := a.questionPending(requestID); err != nil {
+		return err
+	}
+	return a.Questions.Reply(ctx, requestID, answers)
+}
+
+// RejectQuestion dismisses a pending question; the error wraps
+// store.ErrNotFound when it is not pending.
+func (a *App) RejectQuestion(ctx context.Context, requestID string) error {
+	if err := a.questionPending(requestID); err != nil {
+		return err
+	}
+	return a.Questions.Reject(ctx, requestID)
+}
+
+func (a *App) questionPending(requestID string) error {
+	for _, q := range a.Questions.Pending("") {
+		if q.ID == requestID {
+			return nil
+		}
+	}
+	return &NotFoundError{What: "question " + requestID + " waiting for an answer"}
 }
 
 // IsCompact reports whether a command name asks to summarise the session

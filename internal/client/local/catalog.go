@@ -5,19 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 )
 
 // Models returns the usable providers with their models, the recent
-// models and the default one.
+// models and the default one (app.ModelCatalog).
 func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
-	providers, err := c.app.Models.Providers(ctx)
+	cat, err := c.app.ModelCatalog(ctx)
 	if err != nil {
-		return client.ModelCatalog{}, err
+		return client.ModelCatalog{}, clientError(err)
 	}
 	var out client.ModelCatalog
-	for _, p := range providers {
+	for _, p := range cat.Providers {
 		cp := client.Provider{ID: p.ID, Name: p.Name, Source: string(p.Source), Env: p.Env}
 		for _, m := range p.Models() {
 			cm := client.Model{
@@ -25,7 +24,7 @@ func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
 				Limit:     client.ModelLimit{Context: m.Limit.Context, Input: m.Limit.Input, Output: m.Limit.Output},
 				Cost:      client.ModelCost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
 				Reasoning: m.Reasoning, ToolCall: m.ToolCall, Attachment: m.Attachment, Temperature: m.Temperature,
-				Status: m.Status, ReleaseDate: m.ReleaseDate,
+				Status: m.Status, ReleaseDate: m.ReleaseDate, Variants: cat.Variants[p.ID+"/"+m.Key],
 			}
 			cm.NPM, cm.APIURL = p.API(m)
 			if cm.Name == "" {
@@ -34,22 +33,15 @@ func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
 			if len(m.Input) > 0 || len(m.Output) > 0 {
 				cm.Modalities = &client.Modalities{Input: m.Input, Output: m.Output}
 			}
-			if m.Reasoning {
-				cm.Variants, _ = c.app.Models.Variants(ctx, p.ID+"/"+m.Key)
-			}
 			cp.Models = append(cp.Models, cm)
 		}
 		out.Providers = append(out.Providers, cp)
 	}
-	if def, err := c.app.Models.Default(ctx); err == nil {
-		if ref, ok := app.ParseModel(def); ok {
-			out.Default = &client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID}
-		}
+	if cat.Default != nil {
+		out.Default = &client.ModelRef{ProviderID: cat.Default.ProviderID, ModelID: cat.Default.ModelID}
 	}
-	for _, r := range c.app.Models.Recent() {
-		if ref, ok := app.ParseModel(r); ok {
-			out.Recent = append(out.Recent, client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID})
-		}
+	for _, r := range cat.Recent {
+		out.Recent = append(out.Recent, client.ModelRef{ProviderID: r.ProviderID, ModelID: r.ModelID})
 	}
 	return out, nil
 }

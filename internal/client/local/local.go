@@ -10,14 +10,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+	"os"
 	"sync"
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // Client serves client.Client from an app. Close ends its subscriptions
@@ -98,10 +99,29 @@ func (c *Client) background(f func(ctx context.Context)) bool {
 	return true
 }
 
-// notFound maps the store's missing records to client.ErrNotFound.
-func notFound(err error, what string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: %s", client.ErrNotFound, what)
+// clientError maps the engine's errors to the client's: missing records
+// and requests no longer pending to ErrNotFound, refused paths to
+// ErrForbidden, a busy session to ErrBusy, snapshots turned off to an
+// UnsupportedError.
+func clientError(err error) error {
+	var ns *app.NoSessionError
+	var nf *app.NotFoundError
+	var busy *session.BusyError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ns):
+		return fmt.Errorf("%w: session %s", client.ErrNotFound, ns.ID)
+	case errors.As(err, &nf):
+		return fmt.Errorf("%w: %s", client.ErrNotFound, nf.What)
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %s", client.ErrNotFound, err.Error())
+	case errors.Is(err, tool.ErrRefused):
+		return fmt.Errorf("%w: %s", client.ErrForbidden, err.Error())
+	case errors.Is(err, session.ErrBusy), errors.As(err, &busy):
+		return fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
+	case errors.Is(err, session.ErrSnapshotsOff):
+		return &client.UnsupportedError{Op: "revert", Reason: err.Error()}
 	}
 	return err
 }
@@ -115,72 +135,33 @@ func (c *Client) Path(context.Context) (client.Path, error) {
 
 // ListSessions lists the project's sessions, the one used last first.
 func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptions) ([]client.Session, error) {
-	f := store.SessionFilter{ProjectID: c.app.ProjectID, RootsOnly: opts.Roots}
-	if opts.Search == "" {
-		f.Limit = opts.Limit
-	}
-	list, err := c.app.Sessions.List(ctx, f)
+	list, err := c.app.ListSessions(ctx, app.SessionQuery{Roots: opts.Roots, Search: opts.Search, Limit: opts.Limit, Details: opts.Details})
 	if err != nil {
-		return nil, err
+		return nil, clientError(err)
 	}
-	search := strings.ToLower(opts.Search)
-	out := make([]client.Session, 0, len(list))
-	for _, s := range list {
-		if search != "" && !strings.Contains(strings.ToLower(s.Title), search) {
-			continue
-		}
-		out = append(out, toSession(s))
-		if opts.Limit > 0 && len(out) == opts.Limit {
-			break
-		}
-	}
-	if opts.Details && len(out) > 0 {
-		ids := make([]string, len(out))
-		for i, s := range out {
-			ids[i] = s.ID
-		}
-		over, err := c.app.Store.SessionOverviews(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for i := range out {
-			o := over[out[i].ID]
-			out[i].Messages, out[i].Preview = o.Messages, o.Preview
-		}
+	out := make([]client.Session, len(list))
+	for i, s := range list {
+		out[i] = toSession(s.Info)
+		out[i].Messages, out[i].Preview = s.Overview.Messages, s.Overview.Preview
 	}
 	return out, nil
 }
 
 // GetSession returns a session.
 func (c *Client) GetSession(ctx context.Context, sessionID string) (client.Session, error) {
-	s, err := c.app.Sessions.Get(ctx, sessionID)
+	s, err := c.app.Session(ctx, sessionID)
 	if err != nil {
-		return client.Session{}, notFound(err, "session "+sessionID)
+		return client.Session{}, clientError(err)
 	}
 	return toSession(s), nil
 }
 
 // CreateSession makes a session in the project's directory.
 func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput) (client.Session, error) {
-	if in.ParentID != "" {
-		if _, err := c.GetSession(ctx, in.ParentID); err != nil {
-			return client.Session{}, err
-		}
-	}
-	rules, err := floorRules(in.Permission)
+	s, err := c.app.CreateSession(ctx, app.NewSession{ParentID: in.ParentID, Title: in.Title, Rules: fromRules(in.Permission),
+		Sandbox: in.Sandbox})
 	if err != nil {
-		return client.Session{}, err
-	}
-	mode, err := sessionSandbox("", in.Sandbox)
-	if err != nil {
-		return client.Session{}, err
-	}
-	s, err := c.app.Sessions.Create(ctx, session.CreateInput{
-		ProjectID: c.app.ProjectID, Directory: c.app.Dir, ParentID: in.ParentID, Title: in.Title, Permission: rules,
-		Sandbox: mode,
-	})
-	if err != nil {
-		return client.Session{}, err
+		return client.Session{}, clientError(err)
 	}
 	return toSession(s), nil
 }
@@ -188,64 +169,33 @@ func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput
 // DeleteSession stops the session's loop and shell command, then deletes
 // it with its children.
 func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return err
-	}
-	if c.app.Engine.Busy(sessionID) {
-		c.app.Engine.Cancel(sessionID)
-		if _, err := c.app.Engine.Wait(ctx, sessionID); err != nil && ctx.Err() != nil {
-			return err
-		}
-	}
-	return notFound(c.app.Sessions.Delete(ctx, sessionID), "session "+sessionID)
+	return clientError(c.app.DeleteSession(ctx, sessionID))
 }
 
-// UpdateSession renames a session.
+// UpdateSession renames a session, adds rules to it or tightens its
+// sandbox.
 func (c *Client) UpdateSession(ctx context.Context, sessionID string, in client.UpdateSessionInput) (client.Session, error) {
-	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
-		return client.Session{}, errors.New("a session's title cannot be empty")
-	}
-	rules, err := floorRules(in.Permission)
+	s, err := c.app.UpdateSession(ctx, sessionID, app.SessionChange{Title: in.Title, Rules: fromRules(in.Permission), Sandbox: in.Sandbox})
 	if err != nil {
-		return client.Session{}, err
-	}
-	if _, err := sessionSandbox("", in.Sandbox); err != nil {
-		return client.Session{}, err
-	}
-	s, err := c.app.Sessions.Update(ctx, sessionID, func(s *session.Info) {
-		s.Sandbox, _ = sessionSandbox(s.Sandbox, in.Sandbox)
-		if in.Title != nil {
-			s.Title = strings.TrimSpace(*in.Title)
-		}
-		for _, r := range rules {
-			if !slices.Contains(s.Permission, r) {
-				s.Permission = append(s.Permission, r)
-			}
-		}
-	})
-	if err != nil {
-		return client.Session{}, notFound(err, "session "+sessionID)
+		return client.Session{}, clientError(err)
 	}
 	return toSession(s), nil
 }
 
 // ForkSession copies a session into a new one.
 func (c *Client) ForkSession(ctx context.Context, sessionID string, in client.ForkSessionInput) (client.Session, error) {
-	s, err := c.app.Sessions.Fork(ctx, sessionID, in.MessageID)
+	s, err := c.app.ForkSession(ctx, sessionID, in.MessageID)
 	if err != nil {
-		return client.Session{}, notFound(err, "session "+sessionID)
+		return client.Session{}, clientError(err)
 	}
 	return toSession(s), nil
 }
 
 // Children lists the sessions a session's sub-agents started.
 func (c *Client) Children(ctx context.Context, sessionID string) ([]client.Session, error) {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return nil, err
-	}
-	list, err := c.app.Sessions.List(ctx, store.SessionFilter{ParentID: sessionID})
+	list, err := c.app.Children(ctx, sessionID)
 	if err != nil {
-		return nil, err
+		return nil, clientError(err)
 	}
 	out := make([]client.Session, len(list))
 	for i, s := range list {
@@ -256,42 +206,18 @@ func (c *Client) Children(ctx context.Context, sessionID string) ([]client.Sessi
 
 // Messages returns a session's messages, oldest first.
 func (c *Client) Messages(ctx context.Context, sessionID string, opts client.MessagesOptions) ([]client.Message, error) {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return nil, err
-	}
-	if opts.Limit > 0 {
-		// A page: read only it.
-		msgs, err := c.app.Sessions.MessagesPage(ctx, sessionID, opts.Before, opts.Limit)
-		if err != nil {
-			return nil, err
-		}
-		return toMessages(msgs), nil
-	}
-	msgs, err := c.app.Sessions.Messages(ctx, sessionID)
+	msgs, err := c.app.Messages(ctx, sessionID, opts.Before, opts.Limit)
 	if err != nil {
-		return nil, err
-	}
-	if opts.Before != "" {
-		n := 0
-		for n < len(msgs) && msgs[n].Info.ID < opts.Before {
-			n++
-		}
-		msgs = msgs[:n]
-	}
-	if opts.Limit > 0 && len(msgs) > opts.Limit {
-		msgs = msgs[len(msgs)-opts.Limit:]
+		return nil, clientError(err)
 	}
 	return toMessages(msgs), nil
 }
 
 // Message returns one message of a session.
 func (c *Client) Message(ctx context.Context, sessionID, messageID string) (client.Message, error) {
-	m, err := c.app.Sessions.Message(ctx, messageID)
-	if err == nil && m.Info.SessionID != sessionID {
-		err = store.ErrNotFound
-	}
+	m, err := c.app.Message(ctx, sessionID, messageID)
 	if err != nil {
-		return client.Message{}, notFound(err, "message "+messageID+" of session "+sessionID)
+		return client.Message{}, clientError(err)
 	}
 	return toMessage(m), nil
 }

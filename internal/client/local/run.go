@@ -2,52 +2,41 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
-	"github.com/codeloop/codeloop/internal/store"
 )
 
-// Prompt stores the user's message and starts the loop (app.SendPrompt).
+// Prompt stores the user's message and starts the loop (app.Prompt).
 func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptInput) (string, error) {
 	if err := c.alive(); err != nil {
 		return "", err
 	}
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return "", notFound(err, "session "+sessionID)
-	}
-	parts, err := c.parts(in.Parts)
+	parts, err := fromParts(in.Parts)
 	if err != nil {
 		return "", err
 	}
-	m, err := c.app.SendPrompt(ctx, session.PromptInput{
+	m, err := c.app.Prompt(ctx, session.PromptInput{
 		SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model), System: in.System, Parts: parts, NoReply: in.NoReply,
 		Files: in.Files, Terminal: in.Terminal,
 	})
 	if err != nil {
-		return "", err
+		return "", clientError(err)
 	}
 	return m.Info.ID, nil
 }
 
-// parts turns a prompt's parts into the engine's: each text with the
-// files, agents and resources its @ mentions name, then the files.
-func (c *Client) parts(in []client.PartInput) ([]message.Part, error) {
-	var out []message.Part
+// fromParts converts a prompt's parts: texts, whose @ mentions the app
+// resolves, and files.
+func fromParts(in []client.PartInput) ([]message.Part, error) {
+	out := make([]message.Part, 0, len(in))
 	for i, p := range in {
 		switch p.Type {
 		case client.PartText:
-			if strings.TrimSpace(p.Text) == "" {
-				continue
-			}
 			out = append(out, session.TextPart(p.Text))
-			out = append(out, c.app.Mentions(p.Text, c.app.Dir, true)...)
 		case client.PartFile:
 			if p.URL == "" {
 				return nil, fmt.Errorf("part %d: a file part needs a url (file: or data:)", i)
@@ -61,9 +50,6 @@ func (c *Client) parts(in []client.PartInput) ([]message.Part, error) {
 			return nil, fmt.Errorf("part %d: type %q: want text or file", i, p.Type)
 		}
 	}
-	if len(out) == 0 {
-		return nil, errors.New("the message is empty: write some text or attach a file")
-	}
 	return out, nil
 }
 
@@ -76,62 +62,36 @@ func fromModelRef(m *client.ModelRef) *message.ModelRef {
 
 // Abort interrupts the session's loop and its shell command.
 func (c *Client) Abort(ctx context.Context, sessionID string) error {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return err
-	}
-	c.app.Engine.Cancel(sessionID)
-	return nil
+	return clientError(c.app.Abort(ctx, sessionID))
 }
 
-// Command expands a slash command and sends it (app.ExpandPrompt, then
-// app.SendPrompt, which keeps the command's allowed tools to its turn).
-// compact (or summarize) summarises the session's history in the
-// background instead.
+// Command runs a slash command (app.RunCommand); compact (or summarize)
+// runs in the client's background work, which Close stops.
 func (c *Client) Command(ctx context.Context, sessionID string, in client.CommandInput) (string, error) {
 	if err := c.alive(); err != nil {
 		return "", err
 	}
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return "", notFound(err, "session "+sessionID)
-	}
-	if app.IsCompact(in.Command) {
-		err := c.app.Compact(ctx, sessionID, c.background)
-		if errors.Is(err, session.ErrBusy) {
-			return "", fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
-		}
-		return "", err
-	}
-	p, err := c.app.ExpandPrompt(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model),
-		Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments)
+	parts, err := fromParts(in.Parts)
 	if err != nil {
 		return "", err
 	}
-	if len(in.Parts) > 0 {
-		files, err := c.parts(in.Parts)
-		if err != nil {
-			return "", err
-		}
-		p.Parts = append(p.Parts, files...)
-	}
-	m, err := c.app.SendPrompt(ctx, p)
+	m, err := c.app.RunCommand(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model),
+		Parts: parts, Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments, c.background)
 	if err != nil {
-		return "", err
+		return "", clientError(err)
 	}
 	return m.Info.ID, nil
 }
 
 // Status returns the sessions of the project that are not idle.
 func (c *Client) Status(ctx context.Context) (map[string]client.SessionStatus, error) {
-	list, err := c.app.Sessions.List(ctx, store.SessionFilter{ProjectID: c.app.ProjectID})
+	active, err := c.app.ActiveSessions(ctx)
 	if err != nil {
-		return nil, err
+		return nil, clientError(err)
 	}
-	out := map[string]client.SessionStatus{}
-	for _, s := range list {
-		st := c.app.Engine.Status(s.ID)
-		if st.Type != session.StatusIdle {
-			out[s.ID] = toStatus(st)
-		}
+	out := make(map[string]client.SessionStatus, len(active))
+	for id, st := range active {
+		out[id] = toStatus(st)
 	}
 	return out, nil
 }
@@ -142,7 +102,7 @@ func (c *Client) Revert(ctx context.Context, sessionID string, in client.RevertI
 	s, err := c.app.Engine.Revert(ctx, session.RevertInput{SessionID: sessionID, MessageID: in.MessageID,
 		PartID: in.PartID, Force: in.Force})
 	if err != nil {
-		return client.Session{}, revertError("revert", err)
+		return client.Session{}, clientError(err)
 	}
 	return toSession(s), nil
 }
@@ -151,21 +111,9 @@ func (c *Client) Revert(ctx context.Context, sessionID string, in client.RevertI
 func (c *Client) Unrevert(ctx context.Context, sessionID string) (client.Session, error) {
 	s, err := c.app.Engine.Unrevert(ctx, sessionID, false)
 	if err != nil {
-		return client.Session{}, revertError("unrevert", err)
+		return client.Session{}, clientError(err)
 	}
 	return toSession(s), nil
-}
-
-// revertError maps the engine's revert errors to the client's.
-func revertError(op string, err error) error {
-	var busy *session.BusyError
-	switch {
-	case errors.Is(err, session.ErrSnapshotsOff):
-		return &client.UnsupportedError{Op: op, Reason: err.Error()}
-	case errors.As(err, &busy):
-		return fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
-	}
-	return notFound(err, "session")
 }
 
 // Permissions lists the pending permission requests, oldest first.
@@ -190,13 +138,9 @@ func (c *Client) ReplyPermission(ctx context.Context, requestID string, in clien
 	default:
 		return fmt.Errorf("permission scope %q: want session, project or global", in.Scope)
 	}
-	err := c.app.Permissions.Reply(ctx, requestID, permission.Reply{
+	return clientError(c.app.Permissions.Reply(ctx, requestID, permission.Reply{
 		Kind: permission.ReplyKind(in.Reply), Message: in.Message, Scope: permission.Scope(in.Scope),
-	})
-	if errors.Is(err, permission.ErrUnknownRequest) {
-		return fmt.Errorf("%w: permission request %s is not pending", client.ErrNotFound, requestID)
-	}
-	return err
+	}))
 }
 
 // Questions lists the pending questions, oldest first.
@@ -209,27 +153,12 @@ func (c *Client) Questions(context.Context) ([]client.QuestionRequest, error) {
 	return out, nil
 }
 
-func (c *Client) questionPending(requestID string) error {
-	for _, q := range c.app.Questions.Pending("") {
-		if q.ID == requestID {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: question %s is not waiting for an answer", client.ErrNotFound, requestID)
-}
-
 // ReplyQuestion answers pending questions.
 func (c *Client) ReplyQuestion(ctx context.Context, requestID string, answers [][]string) error {
-	if err := c.questionPending(requestID); err != nil {
-		return err
-	}
-	return c.app.Questions.Reply(ctx, requestID, answers)
+	return clientError(c.app.ReplyQuestion(ctx, requestID, answers))
 }
 
 // RejectQuestion dismisses pending questions.
 func (c *Client) RejectQuestion(ctx context.Context, requestID string) error {
-	if err := c.questionPending(requestID); err != nil {
-		return err
-	}
-	return c.app.Questions.Reject(ctx, requestID)
+	return clientError(c.app.RejectQuestion(ctx, requestID))
 }

@@ -2,7 +2,6 @@ package local
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/lsp"
@@ -24,19 +23,12 @@ func (c *Client) MCPStatus(context.Context) (map[string]client.MCPStatus, error)
 // relative to the project's directory.
 func (c *Client) LSPStatus(context.Context) ([]client.LSPStatus, error) {
 	out := []client.LSPStatus{}
-	if c.app.LSP == nil {
-		return out, nil
-	}
-	for _, st := range c.app.LSP.Status() {
-		root := st.Root
-		if rel, err := filepath.Rel(c.app.Dir, st.Root); err == nil {
-			root = filepath.ToSlash(rel)
-		}
+	for _, st := range c.app.LanguageServers() {
 		status := client.LSPError
 		if st.State == lsp.Running || st.State == lsp.Starting {
 			status = client.LSPConnected
 		}
-		out = append(out, client.LSPStatus{ID: st.Server, Name: st.Server, Root: root, Status: status})
+		out = append(out, client.LSPStatus{ID: st.Server, Name: st.Server, Root: st.Root, Status: status})
 	}
 	return out, nil
 }
@@ -45,7 +37,7 @@ func (c *Client) LSPStatus(context.Context) ([]client.LSPStatus, error) {
 func (c *Client) ContextUsage(ctx context.Context, sessionID string) (client.ContextUsage, error) {
 	u, err := c.app.Engine.ContextUsage(ctx, sessionID)
 	if err != nil {
-		return client.ContextUsage{}, notFound(err, "session "+sessionID)
+		return client.ContextUsage{}, clientError(err)
 	}
 	out := client.ContextUsage{Limit: u.Limit, Used: u.Used, Compactable: u.Compactable, Cost: u.Cost, TurnCost: u.TurnCost,
 		Parts: make([]client.ContextPart, 0, len(u.Parts))}

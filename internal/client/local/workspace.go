@@ -3,30 +3,23 @@ package local
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
-	"github.com/codeloop/codeloop/internal/session"
-	"github.com/codeloop/codeloop/internal/store"
-	"github.com/codeloop/codeloop/internal/tool"
 )
 
 var _ client.Workspace = (*Client)(nil)
 
 // Project describes the project.
 func (c *Client) Project(ctx context.Context) (client.Project, error) {
-	p, err := c.app.Store.GetProject(ctx, c.app.ProjectID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return client.Project{}, err
+	p, err := c.app.Project(ctx)
+	if err != nil {
+		return client.Project{}, clientError(err)
 	}
-	out := client.Project{ID: c.app.ProjectID, Worktree: c.app.Worktree, VCS: p.VCS, Name: filepath.Base(c.app.Worktree),
-		Time: client.ProjectTime{Created: p.TimeCreated, Updated: p.TimeUpdated}, Sandboxes: []string{}}
-	return out, nil
+	return client.Project{ID: p.ID, Worktree: p.Worktree, VCS: p.VCS, Name: filepath.Base(p.Worktree),
+		Time: client.ProjectTime{Created: p.TimeCreated, Updated: p.TimeUpdated}, Sandboxes: []string{}}, nil
 }
 
 // VCS reports the branch checked out, also before the first commit;
@@ -36,22 +29,11 @@ func (c *Client) VCS(ctx context.Context) (client.VCSInfo, error) {
 	return client.VCSInfo{Branch: branch, DefaultBranch: def}, nil
 }
 
-// refuse maps ProjectFiles' refusals to client.ErrForbidden.
-func refuse(err error) error {
-	if errors.Is(err, tool.ErrRefused) {
-		return fmt.Errorf("%w: %s", client.ErrForbidden, err.Error())
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: %s", client.ErrNotFound, err.Error())
-	}
-	return err
-}
-
 // ListFiles lists a directory of the project.
 func (c *Client) ListFiles(ctx context.Context, path string) ([]client.FileNode, error) {
 	es, err := c.app.ProjectFiles().List(ctx, path)
 	if err != nil {
-		return nil, refuse(err)
+		return nil, clientError(err)
 	}
 	out := make([]client.FileNode, 0, len(es))
 	for _, e := range es {
@@ -68,7 +50,7 @@ func (c *Client) ListFiles(ctx context.Context, path string) ([]client.FileNode,
 func (c *Client) ReadFile(ctx context.Context, path string) (client.FileContent, error) {
 	fc, err := c.app.ProjectFiles().Read(ctx, path)
 	if err != nil {
-		return client.FileContent{}, refuse(err)
+		return client.FileContent{}, clientError(err)
 	}
 	if fc.Binary {
 		return client.FileContent{Type: "binary", Content: fc.Content, Encoding: "base64", MimeType: fc.Mime}, nil
@@ -90,7 +72,7 @@ func (c *Client) FileStatus(ctx context.Context) ([]client.FileStatus, error) {
 func (c *Client) FindText(ctx context.Context, pattern string, limit int) ([]client.TextMatch, error) {
 	ms, err := c.app.ProjectFiles().FindText(ctx, pattern, limit)
 	if err != nil {
-		return nil, refuse(err)
+		return nil, clientError(err)
 	}
 	out := make([]client.TextMatch, 0, len(ms))
 	for _, m := range ms {
@@ -105,20 +87,9 @@ func (c *Client) FindText(ctx context.Context, pattern string, limit int) ([]cli
 
 // FindFiles finds the project's files and directories by name.
 func (c *Client) FindFiles(ctx context.Context, in client.FindFilesInput) ([]string, error) {
-	files, dirs := true, in.Dirs != "false"
-	switch in.Type {
-	case "file":
-		dirs = false
-	case "directory":
-		files, dirs = false, true
-	}
-	limit := in.Limit
-	if limit <= 0 || limit > 1000 {
-		limit = 100
-	}
-	out, err := c.app.ProjectFiles().FindFiles(ctx, in.Query, files, dirs, limit)
+	out, err := c.app.FindFiles(ctx, app.FileQuery{Query: in.Query, Type: in.Type, NoDirs: in.Dirs == "false", Limit: in.Limit})
 	if err != nil {
-		return nil, err
+		return nil, clientError(err)
 	}
 	if out == nil {
 		out = []string{}
@@ -129,12 +100,8 @@ func (c *Client) FindFiles(ctx context.Context, in client.FindFilesInput) ([]str
 // FindSymbols returns the workspace symbols of the running language
 // servers, in files the file routes show.
 func (c *Client) FindSymbols(ctx context.Context, query string) ([]client.Symbol, error) {
-	pf := c.app.ProjectFiles()
 	out := []client.Symbol{}
 	for _, s := range c.app.WorkspaceSymbols(ctx, query) {
-		if !pf.Visible(s.Path) {
-			continue
-		}
 		r := s.Range
 		out = append(out, client.Symbol{Name: s.Name, Kind: s.Kind, Location: client.SymbolLocation{
 			URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(s.Path)}).String(),
@@ -146,40 +113,23 @@ func (c *Client) FindSymbols(ctx context.Context, query string) ([]client.Symbol
 
 // Todos returns a session's todo list.
 func (c *Client) Todos(ctx context.Context, sessionID string) ([]client.Todo, error) {
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return nil, notFound(err, "session")
-	}
-	ts, err := c.app.Store.ListTodos(ctx, sessionID)
+	ts, err := c.app.Todos(ctx, sessionID)
 	if err != nil {
-		return nil, err
+		return nil, clientError(err)
 	}
-	out := make([]client.Todo, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, client.Todo{ID: t.ID, Content: t.Content, Status: t.Status, Priority: t.Priority})
-	}
-	return out, nil
+	return toTodos(ts), nil
 }
 
 // SessionDiff returns the file changes a session (or one message) made;
 // none where file snapshots are off.
 func (c *Client) SessionDiff(ctx context.Context, sessionID, messageID string) ([]client.FileDiff, error) {
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return nil, notFound(err, "session")
-	}
-	ds, err := c.app.Engine.Diff(ctx, sessionID, messageID)
-	if errors.Is(err, session.ErrSnapshotsOff) {
-		return []client.FileDiff{}, nil
-	}
+	ds, err := c.app.SessionDiff(ctx, sessionID, messageID)
 	if err != nil {
-		return nil, notFound(err, "session")
+		return nil, clientError(err)
 	}
 	out := make([]client.FileDiff, 0, len(ds))
 	for _, d := range ds {
-		file := d.File
-		if rel, err := filepath.Rel(c.app.Worktree, d.File); err == nil && !strings.HasPrefix(rel, "..") {
-			file = filepath.ToSlash(rel)
-		}
-		out = append(out, client.FileDiff{File: file, Patch: d.Patch, Before: d.Before, After: d.After,
+		out = append(out, client.FileDiff{File: d.File, Patch: d.Patch, Before: d.Before, After: d.After,
 			Additions: d.Additions, Deletions: d.Deletions, Status: d.Status})
 	}
 	return out, nil
@@ -215,7 +165,7 @@ func (c *Client) Skills(context.Context) ([]client.Skill, error) {
 func (c *Client) Formatters(context.Context) ([]client.Formatter, error) {
 	fs, err := c.app.Formatters()
 	if err != nil {
-		return nil, err
+		return nil, clientError(err)
 	}
 	out := make([]client.Formatter, 0, len(fs))
 	for _, f := range fs {
