@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
 )
 
@@ -250,4 +251,20 @@ func (a *App) Unrevert(ctx context.Context, sessionID string, force bool) (bool,
 		return false, noSession(err, sessionID)
 	}
 	return true, nil
+}
+
+// ReplyPermission answers a pending permission request; the error wraps
+// permission.ErrUnknownRequest when it is not pending.
+func (a *App) ReplyPermission(ctx context.Context, requestID string, r permission.Reply) error {
+	switch r.Kind {
+	case permission.ReplyOnce, permission.ReplyAlways, permission.ReplyReject:
+	default:
+		return fmt.Errorf("permission reply %q: want once, always or reject", r.Kind)
+	}
+	switch r.Scope {
+	case "", permission.ScopeSession, permission.ScopeProject, permission.ScopeGlobal:
+	default:
+		return fmt.Errorf("permission scope %q: want session, project or global", r.Scope)
+	}
+	return a.Permissions.Reply(ctx, requestID, r)
 }

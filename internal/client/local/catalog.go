@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/codeloop/codeloop/internal/agent"
+	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 )
 
 // Models returns the usable providers with their models, the recent
 // models and the default one (app.ModelCatalog).
 func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
-	cat, err := c.app.ModelCatalog(ctx)
-	if err != nil {
-		return client.ModelCatalog{}, clientError(err)
-	}
+	return result(toCatalog)(c.app.ModelCatalog(ctx))
+}
+
+func toCatalog(cat app.ModelCatalog) client.ModelCatalog {
 	var out client.ModelCatalog
 	for _, p := range cat.Providers {
 		cp := client.Provider{ID: p.ID, Name: p.Name, Source: string(p.Source), Env: p.Env}
@@ -37,41 +39,33 @@ func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
 		}
 		out.Providers = append(out.Providers, cp)
 	}
-	if cat.Default != nil {
-		out.Default = &client.ModelRef{ProviderID: cat.Default.ProviderID, ModelID: cat.Default.ModelID}
+	if d := cat.Default; d != nil {
+		out.Default = &client.ModelRef{ProviderID: d.ProviderID, ModelID: d.ModelID}
 	}
 	for _, r := range cat.Recent {
 		out.Recent = append(out.Recent, client.ModelRef{ProviderID: r.ProviderID, ModelID: r.ModelID})
 	}
-	return out, nil
+	return out
 }
 
 // Agents lists the agents.
 func (c *Client) Agents(context.Context) ([]client.Agent, error) {
-	list := c.app.Agents.List()
-	out := make([]client.Agent, 0, len(list))
-	for _, a := range list {
+	return each(func(a *agent.Agent) client.Agent {
 		ag := client.Agent{
 			Name: a.Name, Description: a.Description, Mode: string(a.Mode), Native: a.Native, Hidden: a.Hidden,
-			Model: a.Model, Variant: a.Variant, Color: a.Color,
+			Model: a.Model, Variant: a.Variant, Color: a.Color, Permission: toRules(a.Permission),
+			Temperature: a.Temperature, TopP: a.TopP, Options: a.Options,
 		}
 		if a.Steps != nil {
 			ag.Steps = *a.Steps
 		}
-		ag.Temperature, ag.TopP, ag.Options = a.Temperature, a.TopP, a.Options
-		for _, r := range a.Permission {
-			ag.Permission = append(ag.Permission, client.PermissionRule{Permission: r.Permission, Pattern: r.Pattern, Action: string(r.Action)})
-		}
-		out = append(out, ag)
-	}
-	return out, nil
+		return ag
+	})(c.app.Agents.List()), nil
 }
 
 // Commands lists the project's slash commands.
 func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
-	list := c.app.Commands(ctx).List()
-	out := make([]client.Command, 0, len(list))
-	for _, cmd := range list {
+	return each(func(cmd *agent.Command) client.Command {
 		source := "command"
 		if cmd.Source == "mcp" || cmd.Source == "skill" {
 			source = cmd.Source
@@ -80,13 +74,12 @@ func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
 		if hints == nil {
 			hints = []string{}
 		}
-		out = append(out, client.Command{
+		return client.Command{
 			Name: cmd.Name, Description: cmd.Description, Agent: cmd.Agent, Model: cmd.Model,
 			Subtask: cmd.Subtask != nil && *cmd.Subtask, Source: source, Origin: cmd.Source, Template: cmd.Template,
 			ArgumentHint: cmd.ArgumentHint, Hints: hints,
-		})
-	}
-	return out, nil
+		}
+	})(c.app.Commands(ctx).List()), nil
 }
 
 // Config returns the project's resolved config.

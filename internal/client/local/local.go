@@ -126,6 +126,30 @@ func clientError(err error) error {
 	return err
 }
 
+// result converts the result of an app method with to and maps its
+// error (clientError), as in result(toSession)(c.app.Session(ctx, id)).
+func result[T, U any](to func(T) U) func(T, error) (U, error) {
+	return func(v T, err error) (U, error) {
+		if err != nil {
+			var zero U
+			return zero, clientError(err)
+		}
+		return to(v), nil
+	}
+}
+
+// each converts every element of a list with to; the list it returns is
+// never nil.
+func each[T, U any](to func(T) U) func([]T) []U {
+	return func(in []T) []U {
+		out := make([]U, len(in))
+		for i, v := range in {
+			out[i] = to(v)
+		}
+		return out
+	}
+}
+
 // Path returns the project's directories.
 func (c *Client) Path(context.Context) (client.Path, error) {
 	d := c.app.Dirs
@@ -135,35 +159,23 @@ func (c *Client) Path(context.Context) (client.Path, error) {
 
 // ListSessions lists the project's sessions, the one used last first.
 func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptions) ([]client.Session, error) {
-	list, err := c.app.ListSessions(ctx, app.SessionQuery{Roots: opts.Roots, Search: opts.Search, Limit: opts.Limit, Details: opts.Details})
-	if err != nil {
-		return nil, clientError(err)
-	}
-	out := make([]client.Session, len(list))
-	for i, s := range list {
-		out[i] = toSession(s.Info)
-		out[i].Messages, out[i].Preview = s.Overview.Messages, s.Overview.Preview
-	}
-	return out, nil
+	q := app.SessionQuery{Roots: opts.Roots, Search: opts.Search, Limit: opts.Limit, Details: opts.Details}
+	return result(each(func(s app.SessionListing) client.Session {
+		out := toSession(s.Info)
+		out.Messages, out.Preview = s.Overview.Messages, s.Overview.Preview
+		return out
+	}))(c.app.ListSessions(ctx, q))
 }
 
 // GetSession returns a session.
 func (c *Client) GetSession(ctx context.Context, sessionID string) (client.Session, error) {
-	s, err := c.app.Session(ctx, sessionID)
-	if err != nil {
-		return client.Session{}, clientError(err)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.Session(ctx, sessionID))
 }
 
 // CreateSession makes a session in the project's directory.
 func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput) (client.Session, error) {
-	s, err := c.app.CreateSession(ctx, app.NewSession{ParentID: in.ParentID, Title: in.Title, Rules: fromRules(in.Permission),
-		Sandbox: in.Sandbox})
-	if err != nil {
-		return client.Session{}, clientError(err)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.CreateSession(ctx, app.NewSession{ParentID: in.ParentID, Title: in.Title,
+		Rules: fromRules(in.Permission), Sandbox: in.Sandbox}))
 }
 
 // DeleteSession stops the session's loop and shell command, then deletes
@@ -175,51 +187,28 @@ func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
 // UpdateSession renames a session, adds rules to it or tightens its
 // sandbox.
 func (c *Client) UpdateSession(ctx context.Context, sessionID string, in client.UpdateSessionInput) (client.Session, error) {
-	s, err := c.app.UpdateSession(ctx, sessionID, app.SessionChange{Title: in.Title, Rules: fromRules(in.Permission), Sandbox: in.Sandbox})
-	if err != nil {
-		return client.Session{}, clientError(err)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.UpdateSession(ctx, sessionID, app.SessionChange{Title: in.Title,
+		Rules: fromRules(in.Permission), Sandbox: in.Sandbox}))
 }
 
 // ForkSession copies a session into a new one.
 func (c *Client) ForkSession(ctx context.Context, sessionID string, in client.ForkSessionInput) (client.Session, error) {
-	s, err := c.app.ForkSession(ctx, sessionID, in.MessageID)
-	if err != nil {
-		return client.Session{}, clientError(err)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.ForkSession(ctx, sessionID, in.MessageID))
 }
 
 // Children lists the sessions a session's sub-agents started.
 func (c *Client) Children(ctx context.Context, sessionID string) ([]client.Session, error) {
-	list, err := c.app.Children(ctx, sessionID)
-	if err != nil {
-		return nil, clientError(err)
-	}
-	out := make([]client.Session, len(list))
-	for i, s := range list {
-		out[i] = toSession(s)
-	}
-	return out, nil
+	return result(each(toSession))(c.app.Children(ctx, sessionID))
 }
 
 // Messages returns a session's messages, oldest first.
 func (c *Client) Messages(ctx context.Context, sessionID string, opts client.MessagesOptions) ([]client.Message, error) {
-	msgs, err := c.app.Messages(ctx, sessionID, opts.Before, opts.Limit)
-	if err != nil {
-		return nil, clientError(err)
-	}
-	return toMessages(msgs), nil
+	return result(toMessages)(c.app.Messages(ctx, sessionID, opts.Before, opts.Limit))
 }
 
 // Message returns one message of a session.
 func (c *Client) Message(ctx context.Context, sessionID, messageID string) (client.Message, error) {
-	m, err := c.app.Message(ctx, sessionID, messageID)
-	if err != nil {
-		return client.Message{}, clientError(err)
-	}
-	return toMessage(m), nil
+	return result(toMessage)(c.app.Message(ctx, sessionID, messageID))
 }
 
 // projectTrust converts the app's trust for clients; what is held back is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
@@ -19,15 +20,11 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptI
 	if err != nil {
 		return "", err
 	}
-	m, err := c.app.Prompt(ctx, session.PromptInput{
-		SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model), System: in.System, Parts: parts, NoReply: in.NoReply,
-		Files: in.Files, Terminal: in.Terminal,
-	})
-	if err != nil {
-		return "", clientError(err)
-	}
-	return m.Info.ID, nil
+	return result(messageID)(c.app.Prompt(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent,
+		Model: fromModelRef(in.Model), System: in.System, Parts: parts, NoReply: in.NoReply, Files: in.Files, Terminal: in.Terminal}))
 }
+
+func messageID(m message.Message) string { return m.Info.ID }
 
 // fromParts converts a prompt's parts: texts, whose @ mentions the app
 // resolves, and files.
@@ -75,82 +72,47 @@ func (c *Client) Command(ctx context.Context, sessionID string, in client.Comman
 	if err != nil {
 		return "", err
 	}
-	m, err := c.app.RunCommand(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model),
-		Parts: parts, Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments, c.background)
-	if err != nil {
-		return "", clientError(err)
-	}
-	return m.Info.ID, nil
+	return result(messageID)(c.app.RunCommand(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent,
+		Model: fromModelRef(in.Model), Parts: parts, Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments, c.background))
 }
 
 // Status returns the sessions of the project that are not idle.
 func (c *Client) Status(ctx context.Context) (map[string]client.SessionStatus, error) {
-	active, err := c.app.ActiveSessions(ctx)
-	if err != nil {
-		return nil, clientError(err)
-	}
-	out := make(map[string]client.SessionStatus, len(active))
-	for id, st := range active {
-		out[id] = toStatus(st)
-	}
-	return out, nil
+	return result(func(active map[string]session.Status) map[string]client.SessionStatus {
+		out := make(map[string]client.SessionStatus, len(active))
+		for id, st := range active {
+			out[id] = toStatus(st)
+		}
+		return out
+	})(c.app.ActiveSessions(ctx))
 }
 
 // Revert restores the files changed from a message on and hides the
 // messages from it on, until Unrevert or the next prompt.
 func (c *Client) Revert(ctx context.Context, sessionID string, in client.RevertInput) (client.Session, error) {
-	s, err := c.app.Engine.Revert(ctx, session.RevertInput{SessionID: sessionID, MessageID: in.MessageID,
-		PartID: in.PartID, Force: in.Force})
-	if err != nil {
-		return client.Session{}, clientError(err)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.Engine.Revert(ctx, session.RevertInput{SessionID: sessionID, MessageID: in.MessageID,
+		PartID: in.PartID, Force: in.Force}))
 }
 
 // Unrevert brings back what the session's revert took back.
 func (c *Client) Unrevert(ctx context.Context, sessionID string) (client.Session, error) {
-	s, err := c.app.Engine.Unrevert(ctx, sessionID, false)
-	if err != nil {
-		return client.Session{}, clientError(err)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.Engine.Unrevert(ctx, sessionID, false))
 }
 
 // Permissions lists the pending permission requests, oldest first.
 func (c *Client) Permissions(context.Context) ([]client.PermissionRequest, error) {
-	pending := c.app.Permissions.Pending()
-	out := make([]client.PermissionRequest, len(pending))
-	for i, r := range pending {
-		out[i] = toPermission(r)
-	}
-	return out, nil
+	return each(toPermission)(c.app.Permissions.Pending()), nil
 }
 
 // ReplyPermission answers a pending permission request.
 func (c *Client) ReplyPermission(ctx context.Context, requestID string, in client.PermissionReply) error {
-	switch in.Reply {
-	case client.ReplyOnce, client.ReplyAlways, client.ReplyReject:
-	default:
-		return fmt.Errorf("permission reply %q: want once, always or reject", in.Reply)
-	}
-	switch in.Scope {
-	case "", client.ScopeSession, client.ScopeProject, client.ScopeGlobal:
-	default:
-		return fmt.Errorf("permission scope %q: want session, project or global", in.Scope)
-	}
-	return clientError(c.app.Permissions.Reply(ctx, requestID, permission.Reply{
-		Kind: permission.ReplyKind(in.Reply), Message: in.Message, Scope: permission.Scope(in.Scope),
-	}))
+	return clientError(c.app.ReplyPermission(ctx, requestID, permission.Reply{
+		Kind: permission.ReplyKind(in.Reply), Message: in.Message, Scope: permission.Scope(in.Scope)}))
 }
 
 // Questions lists the pending questions, oldest first.
 func (c *Client) Questions(context.Context) ([]client.QuestionRequest, error) {
-	pending := c.app.Questions.Pending("")
-	out := make([]client.QuestionRequest, len(pending))
-	for i, q := range pending {
-		out[i] = toQuestion(q)
-	}
-	return out, nil
+	return each(toQuestion)(c.app.Questions.Pending("")), nil
 }
 
 // ReplyQuestion answers pending questions.
@@ -161,4 +123,23 @@ func (c *Client) ReplyQuestion(ctx context.Context, requestID string, answers []
 // RejectQuestion dismisses pending questions.
 func (c *Client) RejectQuestion(ctx context.Context, requestID string) error {
 	return clientError(c.app.RejectQuestion(ctx, requestID))
+}
+
+// Shell runs the user's command through the engine (app.Shell), which
+// records it as a user message and an assistant message holding a
+// completed bash call. Closing the client stops the command.
+func (c *Client) Shell(ctx context.Context, sessionID string, in client.ShellInput) (string, error) {
+	if err := c.alive(); err != nil {
+		return "", err
+	}
+	return result(messageID)(c.app.Shell(ctx, c.ctx, app.ShellRequest{SessionID: sessionID, Command: in.Command, Agent: in.Agent,
+		Model: fromModelRef(in.Model)}))
+}
+
+// fromRules converts the rules a client sends with a session; the app
+// checks them and makes them floor rules (app.FloorRules).
+func fromRules(in []client.PermissionRule) permission.Ruleset {
+	return each(func(r client.PermissionRule) permission.Rule {
+		return permission.Rule{Permission: r.Permission, Pattern: r.Pattern, Action: permission.Action(r.Action)}
+	})(in)
 }
