@@ -49,14 +49,14 @@ func TestMissingSession(t *testing.T) {
 		{"Abort", func() error { return a.Abort(ctx, id) }},
 		{"Todos", func() error { _, err := a.Todos(ctx, id); return err }},
 		{"SessionDiff", func() error { _, err := a.SessionDiff(ctx, id, ""); return err }},
-		{"Prompt", func() error { _, err := a.Prompt(ctx, session.PromptInput{SessionID: id, Parts: text}); return err }},
-		{"Prompt with nothing to send", func() error { _, err := a.Prompt(ctx, session.PromptInput{SessionID: id}); return err }},
+		{"Prompt", func() error { _, err := a.Prompt(ctx, id, PromptInput{Parts: text}); return err }},
+		{"Prompt with nothing to send", func() error { _, err := a.Prompt(ctx, id, PromptInput{}); return err }},
 		{"RunCommand", func() error {
-			_, err := a.RunCommand(ctx, session.PromptInput{SessionID: id}, "compact", "", func(func(context.Context)) bool { return true })
+			_, err := a.RunCommand(ctx, id, PromptInput{}, "compact", "", func(func(context.Context)) bool { return true })
 			return err
 		}},
 		{"Shell", func() error {
-			_, err := a.Shell(ctx, ctx, ShellRequest{SessionID: id, Command: "touch ran"})
+			_, err := a.Shell(ctx, ctx, id, ShellRequest{Command: "touch ran"})
 			return err
 		}},
 	}

@@ -18,6 +18,9 @@ import (
 // engine's events back; none of them picks a model, scopes a command's
 // tools or records anything itself.
 
+// PromptInput is a prompt to a session, as the engine takes it.
+type PromptInput = session.PromptInput
+
 // SendPrompt stores the user's message and starts the loop, without
 // waiting for the answer. It picks the model first (in.Model, else the
 // agent's, the session's or the default) and checks it can be used, so a
@@ -55,15 +58,16 @@ func (a *App) send(ctx context.Context, sess *session.Info, in session.PromptInp
 	return m, nil
 }
 
-// Prompt sends what the user wrote to a session (SendPrompt): in.Parts
-// are the user's texts, each followed here by the files, agents and
+// Prompt sends what the user wrote to the session sessionID (SendPrompt;
+// in.SessionID is set to it): in.Parts are the user's texts, each followed here by the files, agents and
 // resources its @ mentions name, and attached files. Blank texts are left
 // out; a prompt with nothing left is refused.
-func (a *App) Prompt(ctx context.Context, in session.PromptInput) (message.Message, error) {
-	sess, err := a.session(ctx, in.SessionID)
+func (a *App) Prompt(ctx context.Context, sessionID string, in PromptInput) (message.Message, error) {
+	sess, err := a.session(ctx, sessionID)
 	if err != nil {
 		return message.Message{}, err
 	}
+	in.SessionID = sessionID
 	if in.Parts = a.userParts(in.Parts); len(in.Parts) == 0 {
 		return message.Message{}, errors.New("the message is empty: write some text or attach a file")
 	}
@@ -89,19 +93,22 @@ func (a *App) userParts(parts []message.Part) []message.Part {
 	return out
 }
 
-// RunCommand runs the slash command name with args in a session: compact
+// RunCommand runs the slash command name with args in the session
+// sessionID (base.SessionID is set to it): compact
 // (or summarize) summarises the session's history in the background (run
 // starts background work, see Compact) and returns no message; any other
 // command is expanded (ExpandPrompt) and sent (SendPrompt), with the
 // user's parts in base.Parts (see Prompt) added to its own.
-func (a *App) RunCommand(ctx context.Context, base session.PromptInput, name, args string, run func(func(context.Context)) bool) (message.Message, error) {
-	sess, err := a.session(ctx, base.SessionID)
+func (a *App) RunCommand(ctx context.Context, sessionID string, base PromptInput, name, args string,
+	run func(func(context.Context)) bool) (message.Message, error) {
+	sess, err := a.session(ctx, sessionID)
 	if err != nil {
 		return message.Message{}, err
 	}
 	if IsCompact(name) {
-		return message.Message{}, a.Compact(ctx, base.SessionID, run)
+		return message.Message{}, a.Compact(ctx, sessionID, run)
 	}
+	base.SessionID = sessionID
 	extra := a.userParts(base.Parts)
 	if len(base.Parts) > 0 && len(extra) == 0 {
 		return message.Message{}, errors.New("the message is empty: write some text or attach a file")
@@ -114,21 +121,20 @@ func (a *App) RunCommand(ctx context.Context, base session.PromptInput, name, ar
 	return a.send(ctx, &sess, in)
 }
 
-// ShellRequest is a user's shell command for a session, with the agent
-// and model asked for, if any (see ShellIdentity).
+// ShellRequest is a user's shell command, with the agent and model asked
+// for, if any (see ShellIdentity).
 type ShellRequest struct {
-	SessionID string
-	Command   string
-	Agent     string
-	Model     *message.ModelRef
+	Command string
+	Agent   string
+	Model   *message.ModelRef
 }
 
-// Shell runs the user's shell command in a session through the engine,
+// Shell runs the user's shell command in the session sessionID through the engine,
 // which records it as a user message and an assistant message holding a
 // completed bash call; the configured shell runs it. The command stops
 // when ctx or stop ends (stop is the front end's lifetime).
-func (a *App) Shell(ctx, stop context.Context, in ShellRequest) (message.Message, error) {
-	sess, err := a.session(ctx, in.SessionID)
+func (a *App) Shell(ctx, stop context.Context, sessionID string, in ShellRequest) (message.Message, error) {
+	sess, err := a.session(ctx, sessionID)
 	if err != nil {
 		return message.Message{}, err
 	}
@@ -136,7 +142,7 @@ func (a *App) Shell(ctx, stop context.Context, in ShellRequest) (message.Message
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(stop, cancel)()
-	return a.Engine.Shell(ctx, session.ShellInput{SessionID: in.SessionID, Command: in.Command,
+	return a.Engine.Shell(ctx, session.ShellInput{SessionID: sessionID, Command: in.Command,
 		Agent: agentName, Model: ref, Shell: a.Config.Config.Shell})
 }
 

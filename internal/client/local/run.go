@@ -20,7 +20,7 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptI
 	if err != nil {
 		return "", err
 	}
-	return result(messageID)(c.app.Prompt(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent,
+	return result(messageID)(c.app.Prompt(ctx, sessionID, app.PromptInput{Agent: in.Agent,
 		Model: fromModelRef(in.Model), System: in.System, Parts: parts, NoReply: in.NoReply, Files: in.Files, Terminal: in.Terminal}))
 }
 
@@ -72,7 +72,7 @@ func (c *Client) Command(ctx context.Context, sessionID string, in client.Comman
 	if err != nil {
 		return "", err
 	}
-	return result(messageID)(c.app.RunCommand(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent,
+	return result(messageID)(c.app.RunCommand(ctx, sessionID, app.PromptInput{Agent: in.Agent,
 		Model: fromModelRef(in.Model), Parts: parts, Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments, c.background))
 }
 
@@ -132,7 +132,7 @@ func (c *Client) Shell(ctx context.Context, sessionID string, in client.ShellInp
 	if err := c.alive(); err != nil {
 		return "", err
 	}
-	return result(messageID)(c.app.Shell(ctx, c.ctx, app.ShellRequest{SessionID: sessionID, Command: in.Command, Agent: in.Agent,
+	return result(messageID)(c.app.Shell(ctx, c.ctx, sessionID, app.ShellRequest{Command: in.Command, Agent: in.Agent,
 		Model: fromModelRef(in.Model)}))
 }
 
