@@ -30,9 +30,8 @@ type Client struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	closed bool
-	subs   map[*events]struct{}
+	mu   sync.Mutex
+	subs map[*events]struct{} // nil once closed
 }
 
 var _ client.Client = (*Client)(nil)
@@ -47,15 +46,10 @@ func New(a *app.App) *Client {
 // and waits for its background work.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
-	}
-	c.closed = true
 	subs := c.subs
 	c.subs = nil
-	c.mu.Unlock()
 	c.cancel()
+	c.mu.Unlock()
 	for e := range subs {
 		_ = e.Close()
 	}
@@ -64,9 +58,7 @@ func (c *Client) Close() error {
 }
 
 func (c *Client) alive() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	if c.ctx.Err() != nil {
 		return fmt.Errorf("client: %w", client.ErrClosed)
 	}
 	return nil
@@ -75,7 +67,7 @@ func (c *Client) alive() error {
 func (c *Client) track(e *events) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.subs == nil {
 		_ = e.Close()
 		return
 	}
@@ -86,12 +78,11 @@ func (c *Client) track(e *events) {
 // the client closes. It reports false when the client is closed.
 func (c *Client) background(f func(ctx context.Context)) bool {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.subs == nil {
 		return false
 	}
 	c.wg.Add(1)
-	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
 		f(c.ctx)
