@@ -57,6 +57,9 @@ func (e *NoSessionError) Error() string {
 	return fmt.Sprintf("session %s does not exist: `codeloop session list` shows this project's sessions", e.ID)
 }
 
+// Unwrap returns store.ErrNotFound.
+func (e *NoSessionError) Unwrap() error { return store.ErrNotFound }
+
 // noSession maps the store's missing record to a NoSessionError.
 func noSession(err error, sessionID string) error {
 	if errors.Is(err, store.ErrNotFound) {

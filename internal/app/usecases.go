@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/codeloop/codeloop/internal/message"
+	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
 )
 
@@ -15,6 +17,9 @@ import (
 // (through client/local) translate their input into these and the
 // engine's events back; none of them picks a model, scopes a command's
 // tools or records anything itself.
+
+// PromptInput is a prompt to a session, as the engine takes it.
+type PromptInput = session.PromptInput
 
 // SendPrompt stores the user's message and starts the loop, without
 // waiting for the answer. It picks the model first (in.Model, else the
@@ -29,7 +34,12 @@ func (a *App) SendPrompt(ctx context.Context, in session.PromptInput) (message.M
 	if err != nil {
 		return message.Message{}, err
 	}
-	ref, err := a.PickModel(ctx, in.Model, in.Agent, &sess)
+	return a.send(ctx, &sess, in)
+}
+
+// send is SendPrompt to the session sess.
+func (a *App) send(ctx context.Context, sess *session.Info, in session.PromptInput) (message.Message, error) {
+	ref, err := a.PickModel(ctx, in.Model, in.Agent, sess)
 	if err != nil {
 		return message.Message{}, err
 	}
@@ -46,6 +56,121 @@ func (a *App) SendPrompt(ctx context.Context, in session.PromptInput) (message.M
 	}
 	_ = a.Models.Use(ref.String())
 	return m, nil
+}
+
+// Prompt sends what the user wrote to the session sessionID (SendPrompt;
+// in.SessionID is set to it): in.Parts are the user's texts, each followed here by the files, agents and
+// resources its @ mentions name, and attached files. Blank texts are left
+// out; a prompt with nothing left is refused.
+func (a *App) Prompt(ctx context.Context, sessionID string, in PromptInput) (message.Message, error) {
+	sess, err := a.session(ctx, sessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	in.SessionID = sessionID
+	if in.Parts = a.userParts(in.Parts); len(in.Parts) == 0 {
+		return message.Message{}, errors.New("the message is empty: write some text or attach a file")
+	}
+	return a.send(ctx, &sess, in)
+}
+
+// userParts drops the blank texts of parts a user wrote and adds after
+// each text the parts its @ mentions name.
+func (a *App) userParts(parts []message.Part) []message.Part {
+	var out []message.Part
+	for _, p := range parts {
+		t, ok := p.(*message.TextPart)
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		if strings.TrimSpace(t.Text) == "" {
+			continue
+		}
+		out = append(out, p)
+		out = append(out, a.Mentions(t.Text, a.Dir, true)...)
+	}
+	return out
+}
+
+// RunCommand runs the slash command name with args in the session
+// sessionID (base.SessionID is set to it): compact
+// (or summarize) summarises the session's history in the background (run
+// starts background work, see Compact) and returns no message; any other
+// command is expanded (ExpandPrompt) and sent (SendPrompt), with the
+// user's parts in base.Parts (see Prompt) added to its own.
+func (a *App) RunCommand(ctx context.Context, sessionID string, base PromptInput, name, args string,
+	run func(func(context.Context)) bool) (message.Message, error) {
+	sess, err := a.session(ctx, sessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	if IsCompact(name) {
+		return message.Message{}, a.Compact(ctx, sessionID, run)
+	}
+	base.SessionID = sessionID
+	extra := a.userParts(base.Parts)
+	if len(base.Parts) > 0 && len(extra) == 0 {
+		return message.Message{}, errors.New("the message is empty: write some text or attach a file")
+	}
+	in, err := a.ExpandPrompt(ctx, base, name, args)
+	if err != nil {
+		return message.Message{}, err
+	}
+	in.Parts = append(in.Parts, extra...)
+	return a.send(ctx, &sess, in)
+}
+
+// ShellRequest is a user's shell command, with the agent and model asked
+// for, if any (see ShellIdentity).
+type ShellRequest struct {
+	Command string
+	Agent   string
+	Model   *message.ModelRef
+}
+
+// Shell runs the user's shell command in the session sessionID through the engine,
+// which records it as a user message and an assistant message holding a
+// completed bash call; the configured shell runs it. The command stops
+// when ctx or stop ends (stop is the front end's lifetime).
+func (a *App) Shell(ctx, stop context.Context, sessionID string, in ShellRequest) (message.Message, error) {
+	sess, err := a.session(ctx, sessionID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	agentName, ref := a.ShellIdentity(ctx, &sess, in.Agent, in.Model)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(stop, cancel)()
+	return a.Engine.Shell(ctx, session.ShellInput{SessionID: sessionID, Command: in.Command,
+		Agent: agentName, Model: ref, Shell: a.Config.Config.Shell})
+}
+
+// ReplyQuestion answers a pending question; the error wraps
+// store.ErrNotFound when it is not pending.
+func (a *App) ReplyQuestion(ctx context.Context, requestID string, answers [][]string) error {
+	if err := a.questionPending(requestID); err != nil {
+		return err
+	}
+	return a.Questions.Reply(ctx, requestID, answers)
+}
+
+// RejectQuestion dismisses a pending question; the error wraps
+// store.ErrNotFound when it is not pending.
+func (a *App) RejectQuestion(ctx context.Context, requestID string) error {
+	if err := a.questionPending(requestID); err != nil {
+		return err
+	}
+	return a.Questions.Reject(ctx, requestID)
+}
+
+func (a *App) questionPending(requestID string) error {
+	for _, q := range a.Questions.Pending("") {
+		if q.ID == requestID {
+			return nil
+		}
+	}
+	return &NotFoundError{What: "question " + requestID + " waiting for an answer"}
 }
 
 // IsCompact reports whether a command name asks to summarise the session
@@ -132,4 +257,20 @@ func (a *App) Unrevert(ctx context.Context, sessionID string, force bool) (bool,
 		return false, noSession(err, sessionID)
 	}
 	return true, nil
+}
+
+// ReplyPermission answers a pending permission request; the error wraps
+// permission.ErrUnknownRequest when it is not pending.
+func (a *App) ReplyPermission(ctx context.Context, requestID string, r permission.Reply) error {
+	switch r.Kind {
+	case permission.ReplyOnce, permission.ReplyAlways, permission.ReplyReject:
+	default:
+		return fmt.Errorf("permission reply %q: want once, always or reject", r.Kind)
+	}
+	switch r.Scope {
+	case "", permission.ScopeSession, permission.ScopeProject, permission.ScopeGlobal:
+	default:
+		return fmt.Errorf("permission scope %q: want session, project or global", r.Scope)
+	}
+	return a.Permissions.Reply(ctx, requestID, r)
 }

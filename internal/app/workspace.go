@@ -17,9 +17,16 @@ func (a *App) ProjectFiles() tool.ProjectFiles {
 }
 
 // WorkspaceSymbols returns the symbols matching query that the running
-// language servers know, in the project's files.
+// language servers know, in the project's files that ProjectFiles shows.
 func (a *App) WorkspaceSymbols(ctx context.Context, query string) []lsp.WorkspaceSymbol {
-	return a.LSP.WorkspaceSymbols(ctx, query)
+	pf := a.ProjectFiles()
+	var out []lsp.WorkspaceSymbol
+	for _, s := range a.LSP.WorkspaceSymbols(ctx, query) {
+		if pf.Visible(s.Path) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Skills lists the skills the model may load.

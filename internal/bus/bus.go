@@ -12,6 +12,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,7 +106,13 @@ type Subscription struct {
 	once    sync.Once
 	done    chan struct{}
 	dropped atomic.Int64
+
+	mu       sync.Mutex // serialises Next
+	reported int64      // drops Next has reported
 }
+
+// ErrClosed is what Next returns once the subscription is closed.
+var ErrClosed = errors.New("the subscription is closed")
 
 // Subscribe returns a subscription with room for buffer undelivered events.
 func (b *Bus) Subscribe(f Filter, buffer int) *Subscription {
@@ -134,6 +141,38 @@ func (s *Subscription) Close() {
 // Dropped reports how many events the subscription missed because it was
 // full.
 func (s *Subscription) Dropped() int64 { return s.dropped.Load() }
+
+// Next waits for the subscription's next event. When events were dropped
+// since it last said so, it first returns how many, with no event. An
+// event already waiting wins over a done ctx; once the subscription is
+// closed, Next returns ErrClosed.
+func (s *Subscription) Next(ctx context.Context) (Event, int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return Event{}, 0, ErrClosed
+	default:
+	}
+	if d := s.dropped.Load(); d > s.reported {
+		n := d - s.reported
+		s.reported = d
+		return Event{}, n, nil
+	}
+	select {
+	case ev := <-s.ch:
+		return ev, 0, nil
+	default:
+	}
+	select {
+	case ev := <-s.ch:
+		return ev, 0, nil
+	case <-s.done:
+		return Event{}, 0, ErrClosed
+	case <-ctx.Done():
+		return Event{}, 0, ctx.Err()
+	}
+}
 
 func (b *Bus) matching(e Event) []*Subscription {
 	b.mu.RLock()

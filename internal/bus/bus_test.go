@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -94,5 +95,61 @@ func TestClosedSubscriptionReceivesNothing(t *testing.T) {
 	case e := <-s.C:
 		t.Fatalf("received %+v after Close", e)
 	default:
+	}
+}
+
+// TestNext reads a subscription with Next: drops are reported before the
+// events that were kept, a waiting event wins over a done context, an
+// empty subscription answers the context, and a closed one ErrClosed.
+func TestNext(t *testing.T) {
+	t.Parallel()
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name     string
+		buffer   int
+		emit     int
+		close    bool
+		ctx      context.Context
+		want     []any // Properties of each call; an int64 is a drop count, nil an error
+		wantErrs []error
+	}{
+		{name: "events in order", buffer: 4, emit: 2, ctx: context.Background(), want: []any{0, 1}},
+		{name: "drops first", buffer: 2, emit: 5, ctx: context.Background(), want: []any{int64(3), 0, 1}},
+		{name: "waiting event beats done context", buffer: 2, emit: 1, ctx: done, want: []any{0, nil}, wantErrs: []error{nil, context.Canceled}},
+		{name: "closed", buffer: 2, emit: 1, close: true, ctx: context.Background(), want: []any{nil}, wantErrs: []error{ErrClosed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := New(time.Hour)
+			s := b.Subscribe(Filter{}, tt.buffer)
+			defer s.Close()
+			for i := range tt.emit {
+				b.Emit(Event{Type: PartDelta, Properties: i})
+			}
+			if tt.close {
+				s.Close()
+			}
+			for i, want := range tt.want {
+				ev, dropped, err := s.Next(tt.ctx)
+				var wantErr error
+				if i < len(tt.wantErrs) {
+					wantErr = tt.wantErrs[i]
+				}
+				if !errors.Is(err, wantErr) {
+					t.Fatalf("call %d: error %v, want %v", i, err, wantErr)
+				}
+				switch w := want.(type) {
+				case int64:
+					if dropped != w || ev.Type != "" {
+						t.Fatalf("call %d: %+v, %d dropped; want %d dropped", i, ev, dropped, w)
+					}
+				case int:
+					if ev.Properties != w || dropped != 0 {
+						t.Fatalf("call %d: %+v, %d dropped; want event %d", i, ev, dropped, w)
+					}
+				}
+			}
+		})
 	}
 }

@@ -5,19 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/codeloop/codeloop/internal/agent"
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 )
 
 // Models returns the usable providers with their models, the recent
-// models and the default one.
+// models and the default one (app.ModelCatalog).
 func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
-	providers, err := c.app.Models.Providers(ctx)
-	if err != nil {
-		return client.ModelCatalog{}, err
-	}
+	return result(toCatalog)(c.app.ModelCatalog(ctx))
+}
+
+func toCatalog(cat app.ModelCatalog) client.ModelCatalog {
 	var out client.ModelCatalog
-	for _, p := range providers {
+	for _, p := range cat.Providers {
 		cp := client.Provider{ID: p.ID, Name: p.Name, Source: string(p.Source), Env: p.Env}
 		for _, m := range p.Models() {
 			cm := client.Model{
@@ -25,7 +26,7 @@ func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
 				Limit:     client.ModelLimit{Context: m.Limit.Context, Input: m.Limit.Input, Output: m.Limit.Output},
 				Cost:      client.ModelCost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
 				Reasoning: m.Reasoning, ToolCall: m.ToolCall, Attachment: m.Attachment, Temperature: m.Temperature,
-				Status: m.Status, ReleaseDate: m.ReleaseDate,
+				Status: m.Status, ReleaseDate: m.ReleaseDate, Variants: cat.Variants[p.ID+"/"+m.Key],
 			}
 			cm.NPM, cm.APIURL = p.API(m)
 			if cm.Name == "" {
@@ -34,52 +35,37 @@ func (c *Client) Models(ctx context.Context) (client.ModelCatalog, error) {
 			if len(m.Input) > 0 || len(m.Output) > 0 {
 				cm.Modalities = &client.Modalities{Input: m.Input, Output: m.Output}
 			}
-			if m.Reasoning {
-				cm.Variants, _ = c.app.Models.Variants(ctx, p.ID+"/"+m.Key)
-			}
 			cp.Models = append(cp.Models, cm)
 		}
 		out.Providers = append(out.Providers, cp)
 	}
-	if def, err := c.app.Models.Default(ctx); err == nil {
-		if ref, ok := app.ParseModel(def); ok {
-			out.Default = &client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID}
-		}
+	if d := cat.Default; d != nil {
+		out.Default = &client.ModelRef{ProviderID: d.ProviderID, ModelID: d.ModelID}
 	}
-	for _, r := range c.app.Models.Recent() {
-		if ref, ok := app.ParseModel(r); ok {
-			out.Recent = append(out.Recent, client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID})
-		}
+	for _, r := range cat.Recent {
+		out.Recent = append(out.Recent, client.ModelRef{ProviderID: r.ProviderID, ModelID: r.ModelID})
 	}
-	return out, nil
+	return out
 }
 
 // Agents lists the agents.
 func (c *Client) Agents(context.Context) ([]client.Agent, error) {
-	list := c.app.Agents.List()
-	out := make([]client.Agent, 0, len(list))
-	for _, a := range list {
+	return each(func(a *agent.Agent) client.Agent {
 		ag := client.Agent{
 			Name: a.Name, Description: a.Description, Mode: string(a.Mode), Native: a.Native, Hidden: a.Hidden,
-			Model: a.Model, Variant: a.Variant, Color: a.Color,
+			Model: a.Model, Variant: a.Variant, Color: a.Color, Permission: toRules(a.Permission),
+			Temperature: a.Temperature, TopP: a.TopP, Options: a.Options,
 		}
 		if a.Steps != nil {
 			ag.Steps = *a.Steps
 		}
-		ag.Temperature, ag.TopP, ag.Options = a.Temperature, a.TopP, a.Options
-		for _, r := range a.Permission {
-			ag.Permission = append(ag.Permission, client.PermissionRule{Permission: r.Permission, Pattern: r.Pattern, Action: string(r.Action)})
-		}
-		out = append(out, ag)
-	}
-	return out, nil
+		return ag
+	})(c.app.Agents.List()), nil
 }
 
 // Commands lists the project's slash commands.
 func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
-	list := c.app.Commands(ctx).List()
-	out := make([]client.Command, 0, len(list))
-	for _, cmd := range list {
+	return each(func(cmd *agent.Command) client.Command {
 		source := "command"
 		if cmd.Source == "mcp" || cmd.Source == "skill" {
 			source = cmd.Source
@@ -88,13 +74,12 @@ func (c *Client) Commands(ctx context.Context) ([]client.Command, error) {
 		if hints == nil {
 			hints = []string{}
 		}
-		out = append(out, client.Command{
+		return client.Command{
 			Name: cmd.Name, Description: cmd.Description, Agent: cmd.Agent, Model: cmd.Model,
 			Subtask: cmd.Subtask != nil && *cmd.Subtask, Source: source, Origin: cmd.Source, Template: cmd.Template,
 			ArgumentHint: cmd.ArgumentHint, Hints: hints,
-		})
-	}
-	return out, nil
+		}
+	})(c.app.Commands(ctx).List()), nil
 }
 
 // Config returns the project's resolved config.

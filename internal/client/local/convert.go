@@ -1,11 +1,9 @@
 package local
 
 import (
-	"fmt"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
-	"github.com/codeloop/codeloop/internal/sandbox"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
@@ -200,20 +198,4 @@ func toTodos(ts []store.Todo) []client.Todo {
 		out[i] = client.Todo{ID: t.ID, Content: t.Content, Status: t.Status, Priority: t.Priority}
 	}
 	return out
-}
-
-// sessionSandbox is a session's sandbox mode once a client asks for
-// want: the stricter of have and want. An unknown mode is an error.
-func sessionSandbox(have, want string) (string, error) {
-	if want == "" {
-		return have, nil
-	}
-	m, err := sandbox.ParseMode(want)
-	if err != nil {
-		return have, fmt.Errorf("sandbox: %w", err)
-	}
-	if m.Stricter(sandbox.Mode(have)) {
-		return string(m), nil
-	}
-	return have, nil
 }

@@ -2,7 +2,7 @@ package local
 
 import (
 	"context"
-	"sync"
+	"errors"
 
 	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/client"
@@ -22,12 +22,6 @@ const eventBuffer = 4096
 type events struct {
 	sub    *bus.Subscription
 	filter client.EventFilter
-
-	once   sync.Once
-	closed chan struct{}
-
-	mu      sync.Mutex // serialises Next
-	dropped int64      // drops already reported
 }
 
 // Subscribe returns the events f selects.
@@ -35,39 +29,22 @@ func (c *Client) Subscribe(ctx context.Context, f client.EventFilter) (client.Ev
 	if err := c.alive(); err != nil {
 		return nil, err
 	}
-	sub := c.app.Bus.Subscribe(bus.Filter{SessionID: f.SessionID, Types: f.Types}, eventBuffer)
-	e := &events{sub: sub, filter: f, closed: make(chan struct{})}
+	e := &events{sub: c.app.Bus.Subscribe(bus.Filter{SessionID: f.SessionID, Types: f.Types}, eventBuffer), filter: f}
 	c.track(e)
 	return e, nil
 }
 
-// Next returns the next event that converts; an event already waiting
-// wins over a done context.
+// Next returns the next event that converts, or how many were dropped.
 func (e *events) Next(ctx context.Context) (client.Event, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	for {
-		select {
-		case <-e.closed:
+		ev, dropped, err := e.sub.Next(ctx)
+		switch {
+		case errors.Is(err, bus.ErrClosed):
 			return nil, client.ErrClosed
-		default:
-		}
-		if d := e.sub.Dropped(); d > e.dropped {
-			n := d - e.dropped
-			e.dropped = d
-			return client.EventsDroppedEvent{Count: n}, nil
-		}
-		var ev bus.Event
-		select {
-		case ev = <-e.sub.C:
-		default:
-			select {
-			case ev = <-e.sub.C:
-			case <-e.closed:
-				return nil, client.ErrClosed
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		case err != nil:
+			return nil, err
+		case dropped > 0:
+			return client.EventsDroppedEvent{Count: dropped}, nil
 		}
 		if out := convertEvent(ev); out != nil && e.filter.Match(out) {
 			return out, nil
@@ -77,10 +54,7 @@ func (e *events) Next(ctx context.Context) (client.Event, error) {
 
 // Close ends the subscription.
 func (e *events) Close() error {
-	e.once.Do(func() {
-		e.sub.Close()
-		close(e.closed)
-	})
+	e.sub.Close()
 	return nil
 }
 

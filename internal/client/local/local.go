@@ -10,14 +10,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+	"os"
 	"sync"
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
+	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // Client serves client.Client from an app. Close ends its subscriptions
@@ -29,9 +30,8 @@ type Client struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	closed bool
-	subs   map[*events]struct{}
+	mu   sync.Mutex
+	subs map[*events]struct{} // nil once closed
 }
 
 var _ client.Client = (*Client)(nil)
@@ -46,15 +46,10 @@ func New(a *app.App) *Client {
 // and waits for its background work.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
-	}
-	c.closed = true
 	subs := c.subs
 	c.subs = nil
-	c.mu.Unlock()
 	c.cancel()
+	c.mu.Unlock()
 	for e := range subs {
 		_ = e.Close()
 	}
@@ -63,9 +58,7 @@ func (c *Client) Close() error {
 }
 
 func (c *Client) alive() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	if c.ctx.Err() != nil {
 		return fmt.Errorf("client: %w", client.ErrClosed)
 	}
 	return nil
@@ -74,7 +67,7 @@ func (c *Client) alive() error {
 func (c *Client) track(e *events) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.subs == nil {
 		_ = e.Close()
 		return
 	}
@@ -85,12 +78,11 @@ func (c *Client) track(e *events) {
 // the client closes. It reports false when the client is closed.
 func (c *Client) background(f func(ctx context.Context)) bool {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.subs == nil {
 		return false
 	}
 	c.wg.Add(1)
-	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
 		f(c.ctx)
@@ -98,12 +90,55 @@ func (c *Client) background(f func(ctx context.Context)) bool {
 	return true
 }
 
-// notFound maps the store's missing records to client.ErrNotFound.
-func notFound(err error, what string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: %s", client.ErrNotFound, what)
+// clientError maps the engine's errors to the client's: missing records
+// and requests no longer pending to ErrNotFound, refused paths to
+// ErrForbidden, a busy session to ErrBusy, snapshots turned off to an
+// UnsupportedError.
+func clientError(err error) error {
+	var ns *app.NoSessionError
+	var nf *app.NotFoundError
+	var busy *session.BusyError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ns):
+		return fmt.Errorf("%w: session %s", client.ErrNotFound, ns.ID)
+	case errors.As(err, &nf):
+		return fmt.Errorf("%w: %s", client.ErrNotFound, nf.What)
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %s", client.ErrNotFound, err.Error())
+	case errors.Is(err, tool.ErrRefused):
+		return fmt.Errorf("%w: %s", client.ErrForbidden, err.Error())
+	case errors.Is(err, session.ErrBusy), errors.As(err, &busy):
+		return fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
+	case errors.Is(err, session.ErrSnapshotsOff):
+		return &client.UnsupportedError{Op: "revert", Reason: err.Error()}
 	}
 	return err
+}
+
+// result converts the result of an app method with to and maps its
+// error (clientError), as in result(toSession)(c.app.Session(ctx, id)).
+func result[T, U any](to func(T) U) func(T, error) (U, error) {
+	return func(v T, err error) (U, error) {
+		if err != nil {
+			var zero U
+			return zero, clientError(err)
+		}
+		return to(v), nil
+	}
+}
+
+// each converts every element of a list with to; the list it returns is
+// never nil.
+func each[T, U any](to func(T) U) func([]T) []U {
+	return func(in []T) []U {
+		out := make([]U, len(in))
+		for i, v := range in {
+			out[i] = to(v)
+		}
+		return out
+	}
 }
 
 // Path returns the project's directories.
@@ -115,185 +150,56 @@ func (c *Client) Path(context.Context) (client.Path, error) {
 
 // ListSessions lists the project's sessions, the one used last first.
 func (c *Client) ListSessions(ctx context.Context, opts client.ListSessionsOptions) ([]client.Session, error) {
-	f := store.SessionFilter{ProjectID: c.app.ProjectID, RootsOnly: opts.Roots}
-	if opts.Search == "" {
-		f.Limit = opts.Limit
-	}
-	list, err := c.app.Sessions.List(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	search := strings.ToLower(opts.Search)
-	out := make([]client.Session, 0, len(list))
-	for _, s := range list {
-		if search != "" && !strings.Contains(strings.ToLower(s.Title), search) {
-			continue
-		}
-		out = append(out, toSession(s))
-		if opts.Limit > 0 && len(out) == opts.Limit {
-			break
-		}
-	}
-	if opts.Details && len(out) > 0 {
-		ids := make([]string, len(out))
-		for i, s := range out {
-			ids[i] = s.ID
-		}
-		over, err := c.app.Store.SessionOverviews(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for i := range out {
-			o := over[out[i].ID]
-			out[i].Messages, out[i].Preview = o.Messages, o.Preview
-		}
-	}
-	return out, nil
+	q := app.SessionQuery{Roots: opts.Roots, Search: opts.Search, Limit: opts.Limit, Details: opts.Details}
+	return result(each(func(s app.SessionListing) client.Session {
+		out := toSession(s.Info)
+		out.Messages, out.Preview = s.Overview.Messages, s.Overview.Preview
+		return out
+	}))(c.app.ListSessions(ctx, q))
 }
 
 // GetSession returns a session.
 func (c *Client) GetSession(ctx context.Context, sessionID string) (client.Session, error) {
-	s, err := c.app.Sessions.Get(ctx, sessionID)
-	if err != nil {
-		return client.Session{}, notFound(err, "session "+sessionID)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.Session(ctx, sessionID))
 }
 
 // CreateSession makes a session in the project's directory.
 func (c *Client) CreateSession(ctx context.Context, in client.CreateSessionInput) (client.Session, error) {
-	if in.ParentID != "" {
-		if _, err := c.GetSession(ctx, in.ParentID); err != nil {
-			return client.Session{}, err
-		}
-	}
-	rules, err := floorRules(in.Permission)
-	if err != nil {
-		return client.Session{}, err
-	}
-	mode, err := sessionSandbox("", in.Sandbox)
-	if err != nil {
-		return client.Session{}, err
-	}
-	s, err := c.app.Sessions.Create(ctx, session.CreateInput{
-		ProjectID: c.app.ProjectID, Directory: c.app.Dir, ParentID: in.ParentID, Title: in.Title, Permission: rules,
-		Sandbox: mode,
-	})
-	if err != nil {
-		return client.Session{}, err
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.CreateSession(ctx, app.NewSession{ParentID: in.ParentID, Title: in.Title,
+		Rules: fromRules(in.Permission), Sandbox: in.Sandbox}))
 }
 
 // DeleteSession stops the session's loop and shell command, then deletes
 // it with its children.
 func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return err
-	}
-	if c.app.Engine.Busy(sessionID) {
-		c.app.Engine.Cancel(sessionID)
-		if _, err := c.app.Engine.Wait(ctx, sessionID); err != nil && ctx.Err() != nil {
-			return err
-		}
-	}
-	return notFound(c.app.Sessions.Delete(ctx, sessionID), "session "+sessionID)
+	return clientError(c.app.DeleteSession(ctx, sessionID))
 }
 
-// UpdateSession renames a session.
+// UpdateSession renames a session, adds rules to it or tightens its
+// sandbox.
 func (c *Client) UpdateSession(ctx context.Context, sessionID string, in client.UpdateSessionInput) (client.Session, error) {
-	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
-		return client.Session{}, errors.New("a session's title cannot be empty")
-	}
-	rules, err := floorRules(in.Permission)
-	if err != nil {
-		return client.Session{}, err
-	}
-	if _, err := sessionSandbox("", in.Sandbox); err != nil {
-		return client.Session{}, err
-	}
-	s, err := c.app.Sessions.Update(ctx, sessionID, func(s *session.Info) {
-		s.Sandbox, _ = sessionSandbox(s.Sandbox, in.Sandbox)
-		if in.Title != nil {
-			s.Title = strings.TrimSpace(*in.Title)
-		}
-		for _, r := range rules {
-			if !slices.Contains(s.Permission, r) {
-				s.Permission = append(s.Permission, r)
-			}
-		}
-	})
-	if err != nil {
-		return client.Session{}, notFound(err, "session "+sessionID)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.UpdateSession(ctx, sessionID, app.SessionChange{Title: in.Title,
+		Rules: fromRules(in.Permission), Sandbox: in.Sandbox}))
 }
 
 // ForkSession copies a session into a new one.
 func (c *Client) ForkSession(ctx context.Context, sessionID string, in client.ForkSessionInput) (client.Session, error) {
-	s, err := c.app.Sessions.Fork(ctx, sessionID, in.MessageID)
-	if err != nil {
-		return client.Session{}, notFound(err, "session "+sessionID)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.ForkSession(ctx, sessionID, in.MessageID))
 }
 
 // Children lists the sessions a session's sub-agents started.
 func (c *Client) Children(ctx context.Context, sessionID string) ([]client.Session, error) {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return nil, err
-	}
-	list, err := c.app.Sessions.List(ctx, store.SessionFilter{ParentID: sessionID})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]client.Session, len(list))
-	for i, s := range list {
-		out[i] = toSession(s)
-	}
-	return out, nil
+	return result(each(toSession))(c.app.Children(ctx, sessionID))
 }
 
 // Messages returns a session's messages, oldest first.
 func (c *Client) Messages(ctx context.Context, sessionID string, opts client.MessagesOptions) ([]client.Message, error) {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return nil, err
-	}
-	if opts.Limit > 0 {
-		// A page: read only it.
-		msgs, err := c.app.Sessions.MessagesPage(ctx, sessionID, opts.Before, opts.Limit)
-		if err != nil {
-			return nil, err
-		}
-		return toMessages(msgs), nil
-	}
-	msgs, err := c.app.Sessions.Messages(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Before != "" {
-		n := 0
-		for n < len(msgs) && msgs[n].Info.ID < opts.Before {
-			n++
-		}
-		msgs = msgs[:n]
-	}
-	if opts.Limit > 0 && len(msgs) > opts.Limit {
-		msgs = msgs[len(msgs)-opts.Limit:]
-	}
-	return toMessages(msgs), nil
+	return result(toMessages)(c.app.Messages(ctx, sessionID, opts.Before, opts.Limit))
 }
 
 // Message returns one message of a session.
 func (c *Client) Message(ctx context.Context, sessionID, messageID string) (client.Message, error) {
-	m, err := c.app.Sessions.Message(ctx, messageID)
-	if err == nil && m.Info.SessionID != sessionID {
-		err = store.ErrNotFound
-	}
-	if err != nil {
-		return client.Message{}, notFound(err, "message "+messageID+" of session "+sessionID)
-	}
-	return toMessage(m), nil
+	return result(toMessage)(c.app.Message(ctx, sessionID, messageID))
 }
 
 // projectTrust converts the app's trust for clients; what is held back is

@@ -2,52 +2,38 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
-	"github.com/codeloop/codeloop/internal/store"
 )
 
-// Prompt stores the user's message and starts the loop (app.SendPrompt).
+// Prompt stores the user's message and starts the loop (app.Prompt).
 func (c *Client) Prompt(ctx context.Context, sessionID string, in client.PromptInput) (string, error) {
 	if err := c.alive(); err != nil {
 		return "", err
 	}
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return "", notFound(err, "session "+sessionID)
-	}
-	parts, err := c.parts(in.Parts)
+	parts, err := fromParts(in.Parts)
 	if err != nil {
 		return "", err
 	}
-	m, err := c.app.SendPrompt(ctx, session.PromptInput{
-		SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model), System: in.System, Parts: parts, NoReply: in.NoReply,
-		Files: in.Files, Terminal: in.Terminal,
-	})
-	if err != nil {
-		return "", err
-	}
-	return m.Info.ID, nil
+	return result(messageID)(c.app.Prompt(ctx, sessionID, app.PromptInput{Agent: in.Agent,
+		Model: fromModelRef(in.Model), System: in.System, Parts: parts, NoReply: in.NoReply, Files: in.Files, Terminal: in.Terminal}))
 }
 
-// parts turns a prompt's parts into the engine's: each text with the
-// files, agents and resources its @ mentions name, then the files.
-func (c *Client) parts(in []client.PartInput) ([]message.Part, error) {
-	var out []message.Part
+func messageID(m message.Message) string { return m.Info.ID }
+
+// fromParts converts a prompt's parts: texts, whose @ mentions the app
+// resolves, and files.
+func fromParts(in []client.PartInput) ([]message.Part, error) {
+	out := make([]message.Part, 0, len(in))
 	for i, p := range in {
 		switch p.Type {
 		case client.PartText:
-			if strings.TrimSpace(p.Text) == "" {
-				continue
-			}
 			out = append(out, session.TextPart(p.Text))
-			out = append(out, c.app.Mentions(p.Text, c.app.Dir, true)...)
 		case client.PartFile:
 			if p.URL == "" {
 				return nil, fmt.Errorf("part %d: a file part needs a url (file: or data:)", i)
@@ -61,9 +47,6 @@ func (c *Client) parts(in []client.PartInput) ([]message.Part, error) {
 			return nil, fmt.Errorf("part %d: type %q: want text or file", i, p.Type)
 		}
 	}
-	if len(out) == 0 {
-		return nil, errors.New("the message is empty: write some text or attach a file")
-	}
 	return out, nil
 }
 
@@ -76,160 +59,87 @@ func fromModelRef(m *client.ModelRef) *message.ModelRef {
 
 // Abort interrupts the session's loop and its shell command.
 func (c *Client) Abort(ctx context.Context, sessionID string) error {
-	if _, err := c.GetSession(ctx, sessionID); err != nil {
-		return err
-	}
-	c.app.Engine.Cancel(sessionID)
-	return nil
+	return clientError(c.app.Abort(ctx, sessionID))
 }
 
-// Command expands a slash command and sends it (app.ExpandPrompt, then
-// app.SendPrompt, which keeps the command's allowed tools to its turn).
-// compact (or summarize) summarises the session's history in the
-// background instead.
+// Command runs a slash command (app.RunCommand); compact (or summarize)
+// runs in the client's background work, which Close stops.
 func (c *Client) Command(ctx context.Context, sessionID string, in client.CommandInput) (string, error) {
 	if err := c.alive(); err != nil {
 		return "", err
 	}
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return "", notFound(err, "session "+sessionID)
-	}
-	if app.IsCompact(in.Command) {
-		err := c.app.Compact(ctx, sessionID, c.background)
-		if errors.Is(err, session.ErrBusy) {
-			return "", fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
-		}
-		return "", err
-	}
-	p, err := c.app.ExpandPrompt(ctx, session.PromptInput{SessionID: sessionID, Agent: in.Agent, Model: fromModelRef(in.Model),
-		Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments)
+	parts, err := fromParts(in.Parts)
 	if err != nil {
 		return "", err
 	}
-	if len(in.Parts) > 0 {
-		files, err := c.parts(in.Parts)
-		if err != nil {
-			return "", err
-		}
-		p.Parts = append(p.Parts, files...)
-	}
-	m, err := c.app.SendPrompt(ctx, p)
-	if err != nil {
-		return "", err
-	}
-	return m.Info.ID, nil
+	return result(messageID)(c.app.RunCommand(ctx, sessionID, app.PromptInput{Agent: in.Agent,
+		Model: fromModelRef(in.Model), Parts: parts, Files: in.Files, Terminal: in.Terminal}, in.Command, in.Arguments, c.background))
 }
 
 // Status returns the sessions of the project that are not idle.
 func (c *Client) Status(ctx context.Context) (map[string]client.SessionStatus, error) {
-	list, err := c.app.Sessions.List(ctx, store.SessionFilter{ProjectID: c.app.ProjectID})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]client.SessionStatus{}
-	for _, s := range list {
-		st := c.app.Engine.Status(s.ID)
-		if st.Type != session.StatusIdle {
-			out[s.ID] = toStatus(st)
+	return result(func(active map[string]session.Status) map[string]client.SessionStatus {
+		out := make(map[string]client.SessionStatus, len(active))
+		for id, st := range active {
+			out[id] = toStatus(st)
 		}
-	}
-	return out, nil
+		return out
+	})(c.app.ActiveSessions(ctx))
 }
 
 // Revert restores the files changed from a message on and hides the
 // messages from it on, until Unrevert or the next prompt.
 func (c *Client) Revert(ctx context.Context, sessionID string, in client.RevertInput) (client.Session, error) {
-	s, err := c.app.Engine.Revert(ctx, session.RevertInput{SessionID: sessionID, MessageID: in.MessageID,
-		PartID: in.PartID, Force: in.Force})
-	if err != nil {
-		return client.Session{}, revertError("revert", err)
-	}
-	return toSession(s), nil
+	return result(toSession)(c.app.Engine.Revert(ctx, session.RevertInput{SessionID: sessionID, MessageID: in.MessageID,
+		PartID: in.PartID, Force: in.Force}))
 }
 
 // Unrevert brings back what the session's revert took back.
 func (c *Client) Unrevert(ctx context.Context, sessionID string) (client.Session, error) {
-	s, err := c.app.Engine.Unrevert(ctx, sessionID, false)
-	if err != nil {
-		return client.Session{}, revertError("unrevert", err)
-	}
-	return toSession(s), nil
-}
-
-// revertError maps the engine's revert errors to the client's.
-func revertError(op string, err error) error {
-	var busy *session.BusyError
-	switch {
-	case errors.Is(err, session.ErrSnapshotsOff):
-		return &client.UnsupportedError{Op: op, Reason: err.Error()}
-	case errors.As(err, &busy):
-		return fmt.Errorf("%w: %s", client.ErrBusy, err.Error())
-	}
-	return notFound(err, "session")
+	return result(toSession)(c.app.Engine.Unrevert(ctx, sessionID, false))
 }
 
 // Permissions lists the pending permission requests, oldest first.
 func (c *Client) Permissions(context.Context) ([]client.PermissionRequest, error) {
-	pending := c.app.Permissions.Pending()
-	out := make([]client.PermissionRequest, len(pending))
-	for i, r := range pending {
-		out[i] = toPermission(r)
-	}
-	return out, nil
+	return each(toPermission)(c.app.Permissions.Pending()), nil
 }
 
 // ReplyPermission answers a pending permission request.
 func (c *Client) ReplyPermission(ctx context.Context, requestID string, in client.PermissionReply) error {
-	switch in.Reply {
-	case client.ReplyOnce, client.ReplyAlways, client.ReplyReject:
-	default:
-		return fmt.Errorf("permission reply %q: want once, always or reject", in.Reply)
-	}
-	switch in.Scope {
-	case "", client.ScopeSession, client.ScopeProject, client.ScopeGlobal:
-	default:
-		return fmt.Errorf("permission scope %q: want session, project or global", in.Scope)
-	}
-	err := c.app.Permissions.Reply(ctx, requestID, permission.Reply{
-		Kind: permission.ReplyKind(in.Reply), Message: in.Message, Scope: permission.Scope(in.Scope),
-	})
-	if errors.Is(err, permission.ErrUnknownRequest) {
-		return fmt.Errorf("%w: permission request %s is not pending", client.ErrNotFound, requestID)
-	}
-	return err
+	return clientError(c.app.ReplyPermission(ctx, requestID, permission.Reply{
+		Kind: permission.ReplyKind(in.Reply), Message: in.Message, Scope: permission.Scope(in.Scope)}))
 }
 
 // Questions lists the pending questions, oldest first.
 func (c *Client) Questions(context.Context) ([]client.QuestionRequest, error) {
-	pending := c.app.Questions.Pending("")
-	out := make([]client.QuestionRequest, len(pending))
-	for i, q := range pending {
-		out[i] = toQuestion(q)
-	}
-	return out, nil
-}
-
-func (c *Client) questionPending(requestID string) error {
-	for _, q := range c.app.Questions.Pending("") {
-		if q.ID == requestID {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: question %s is not waiting for an answer", client.ErrNotFound, requestID)
+	return each(toQuestion)(c.app.Questions.Pending("")), nil
 }
 
 // ReplyQuestion answers pending questions.
 func (c *Client) ReplyQuestion(ctx context.Context, requestID string, answers [][]string) error {
-	if err := c.questionPending(requestID); err != nil {
-		return err
-	}
-	return c.app.Questions.Reply(ctx, requestID, answers)
+	return clientError(c.app.ReplyQuestion(ctx, requestID, answers))
 }
 
 // RejectQuestion dismisses pending questions.
 func (c *Client) RejectQuestion(ctx context.Context, requestID string) error {
-	if err := c.questionPending(requestID); err != nil {
-		return err
+	return clientError(c.app.RejectQuestion(ctx, requestID))
+}
+
+// Shell runs the user's command through the engine (app.Shell), which
+// records it as a user message and an assistant message holding a
+// completed bash call. Closing the client stops the command.
+func (c *Client) Shell(ctx context.Context, sessionID string, in client.ShellInput) (string, error) {
+	if err := c.alive(); err != nil {
+		return "", err
 	}
-	return c.app.Questions.Reject(ctx, requestID)
+	return result(messageID)(c.app.Shell(ctx, c.ctx, sessionID, app.ShellRequest{Command: in.Command, Agent: in.Agent,
+		Model: fromModelRef(in.Model)}))
+}
+
+// fromRules converts the rules a client sends with a session; the app
+// checks them and makes them floor rules (app.FloorRules).
+func fromRules(in []client.PermissionRule) permission.Ruleset {
+	return each(func(r client.PermissionRule) permission.Rule {
+		return permission.Rule{Permission: r.Permission, Pattern: r.Pattern, Action: permission.Action(r.Action)}
+	})(in)
 }

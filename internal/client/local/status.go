@@ -2,10 +2,10 @@ package local
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/codeloop/codeloop/internal/client"
 	"github.com/codeloop/codeloop/internal/lsp"
+	"github.com/codeloop/codeloop/internal/session"
 )
 
 // MCPStatus reports the state of every configured MCP server by name.
@@ -23,39 +23,27 @@ func (c *Client) MCPStatus(context.Context) (map[string]client.MCPStatus, error)
 // LSPStatus lists the language servers started so far, their roots
 // relative to the project's directory.
 func (c *Client) LSPStatus(context.Context) ([]client.LSPStatus, error) {
-	out := []client.LSPStatus{}
-	if c.app.LSP == nil {
-		return out, nil
-	}
-	for _, st := range c.app.LSP.Status() {
-		root := st.Root
-		if rel, err := filepath.Rel(c.app.Dir, st.Root); err == nil {
-			root = filepath.ToSlash(rel)
-		}
+	return each(func(st lsp.Status) client.LSPStatus {
 		status := client.LSPError
 		if st.State == lsp.Running || st.State == lsp.Starting {
 			status = client.LSPConnected
 		}
-		out = append(out, client.LSPStatus{ID: st.Server, Name: st.Server, Root: root, Status: status})
-	}
-	return out, nil
+		return client.LSPStatus{ID: st.Server, Name: st.Server, Root: st.Root, Status: status}
+	})(c.app.LanguageServers()), nil
 }
 
 // ContextUsage reports what fills a session's context window.
 func (c *Client) ContextUsage(ctx context.Context, sessionID string) (client.ContextUsage, error) {
-	u, err := c.app.Engine.ContextUsage(ctx, sessionID)
-	if err != nil {
-		return client.ContextUsage{}, notFound(err, "session "+sessionID)
-	}
-	out := client.ContextUsage{Limit: u.Limit, Used: u.Used, Compactable: u.Compactable, Cost: u.Cost, TurnCost: u.TurnCost,
-		Parts: make([]client.ContextPart, 0, len(u.Parts))}
-	if u.Model.ModelID != "" {
-		out.Model = &client.ModelRef{ProviderID: u.Model.ProviderID, ModelID: u.Model.ModelID, Variant: u.Model.Variant}
-	}
-	for _, p := range u.Parts {
-		out.Parts = append(out.Parts, client.ContextPart{Kind: p.Kind, Name: p.Name, Tokens: p.Tokens})
-	}
-	return out, nil
+	return result(func(u session.ContextUsage) client.ContextUsage {
+		out := client.ContextUsage{Limit: u.Limit, Used: u.Used, Compactable: u.Compactable, Cost: u.Cost, TurnCost: u.TurnCost,
+			Parts: each(func(p session.ContextPart) client.ContextPart {
+				return client.ContextPart{Kind: p.Kind, Name: p.Name, Tokens: p.Tokens}
+			})(u.Parts)}
+		if u.Model.ModelID != "" {
+			out.Model = &client.ModelRef{ProviderID: u.Model.ProviderID, ModelID: u.Model.ModelID, Variant: u.Model.Variant}
+		}
+		return out
+	})(c.app.Engine.ContextUsage(ctx, sessionID))
 }
 
 // SetAuth stores a provider's API key in auth.json and reads the

@@ -3,15 +3,14 @@ package local
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/client"
-	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/lsp"
+	"github.com/codeloop/codeloop/internal/skill"
+	"github.com/codeloop/codeloop/internal/snapshot"
 	"github.com/codeloop/codeloop/internal/store"
 	"github.com/codeloop/codeloop/internal/tool"
 )
@@ -20,13 +19,10 @@ var _ client.Workspace = (*Client)(nil)
 
 // Project describes the project.
 func (c *Client) Project(ctx context.Context) (client.Project, error) {
-	p, err := c.app.Store.GetProject(ctx, c.app.ProjectID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return client.Project{}, err
-	}
-	out := client.Project{ID: c.app.ProjectID, Worktree: c.app.Worktree, VCS: p.VCS, Name: filepath.Base(c.app.Worktree),
-		Time: client.ProjectTime{Created: p.TimeCreated, Updated: p.TimeUpdated}, Sandboxes: []string{}}
-	return out, nil
+	return result(func(p store.Project) client.Project {
+		return client.Project{ID: p.ID, Worktree: p.Worktree, VCS: p.VCS, Name: filepath.Base(p.Worktree),
+			Time: client.ProjectTime{Created: p.TimeCreated, Updated: p.TimeUpdated}, Sandboxes: []string{}}
+	})(c.app.Project(ctx))
 }
 
 // VCS reports the branch checked out, also before the first commit;
@@ -36,194 +32,104 @@ func (c *Client) VCS(ctx context.Context) (client.VCSInfo, error) {
 	return client.VCSInfo{Branch: branch, DefaultBranch: def}, nil
 }
 
-// refuse maps ProjectFiles' refusals to client.ErrForbidden.
-func refuse(err error) error {
-	if errors.Is(err, tool.ErrRefused) {
-		return fmt.Errorf("%w: %s", client.ErrForbidden, err.Error())
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: %s", client.ErrNotFound, err.Error())
-	}
-	return err
-}
-
 // ListFiles lists a directory of the project.
 func (c *Client) ListFiles(ctx context.Context, path string) ([]client.FileNode, error) {
-	es, err := c.app.ProjectFiles().List(ctx, path)
-	if err != nil {
-		return nil, refuse(err)
-	}
-	out := make([]client.FileNode, 0, len(es))
-	for _, e := range es {
+	return result(each(func(e tool.ProjectEntry) client.FileNode {
 		n := client.FileNode{Name: e.Name, Path: e.Path, Absolute: e.Absolute, Type: "file", Ignored: e.Ignored}
 		if e.Dir {
 			n.Type = "directory"
 		}
-		out = append(out, n)
-	}
-	return out, nil
+		return n
+	}))(c.app.ProjectFiles().List(ctx, path))
 }
 
 // ReadFile returns a file's content.
 func (c *Client) ReadFile(ctx context.Context, path string) (client.FileContent, error) {
-	fc, err := c.app.ProjectFiles().Read(ctx, path)
-	if err != nil {
-		return client.FileContent{}, refuse(err)
-	}
-	if fc.Binary {
-		return client.FileContent{Type: "binary", Content: fc.Content, Encoding: "base64", MimeType: fc.Mime}, nil
-	}
-	return client.FileContent{Type: "text", Content: fc.Content, MimeType: fc.Mime}, nil
+	return result(func(fc tool.ProjectContent) client.FileContent {
+		if fc.Binary {
+			return client.FileContent{Type: "binary", Content: fc.Content, Encoding: "base64", MimeType: fc.Mime}
+		}
+		return client.FileContent{Type: "text", Content: fc.Content, MimeType: fc.Mime}
+	})(c.app.ProjectFiles().Read(ctx, path))
 }
 
 // FileStatus lists the files git sees changed against HEAD, untracked
 // ones as added; none outside a git repository.
 func (c *Client) FileStatus(ctx context.Context) ([]client.FileStatus, error) {
-	out := []client.FileStatus{}
-	for _, f := range c.app.ChangedFiles(ctx) {
-		out = append(out, client.FileStatus{Path: f.Path, Status: f.Status, Added: f.Added, Removed: f.Removed})
-	}
-	return out, nil
+	return each(func(f app.FileChange) client.FileStatus {
+		return client.FileStatus{Path: f.Path, Status: f.Status, Added: f.Added, Removed: f.Removed}
+	})(c.app.ChangedFiles(ctx)), nil
 }
 
 // FindText searches the project's files with the grep tool's engine.
 func (c *Client) FindText(ctx context.Context, pattern string, limit int) ([]client.TextMatch, error) {
-	ms, err := c.app.ProjectFiles().FindText(ctx, pattern, limit)
-	if err != nil {
-		return nil, refuse(err)
-	}
-	out := make([]client.TextMatch, 0, len(ms))
-	for _, m := range ms {
-		tm := client.TextMatch{Path: client.TextValue{Text: m.Path}, Lines: client.TextValue{Text: m.Text}, LineNumber: m.Line, Submatches: []client.Submatch{}}
-		for _, s := range m.Submatches {
-			tm.Submatches = append(tm.Submatches, client.Submatch{Match: client.TextValue{Text: m.Text[s[0]:s[1]]}, Start: s[0], End: s[1]})
-		}
-		out = append(out, tm)
-	}
-	return out, nil
+	return result(each(func(m tool.ProjectMatch) client.TextMatch {
+		return client.TextMatch{Path: client.TextValue{Text: m.Path}, Lines: client.TextValue{Text: m.Text}, LineNumber: m.Line,
+			Submatches: each(func(s [2]int) client.Submatch {
+				return client.Submatch{Match: client.TextValue{Text: m.Text[s[0]:s[1]]}, Start: s[0], End: s[1]}
+			})(m.Submatches)}
+	}))(c.app.ProjectFiles().FindText(ctx, pattern, limit))
 }
 
 // FindFiles finds the project's files and directories by name.
 func (c *Client) FindFiles(ctx context.Context, in client.FindFilesInput) ([]string, error) {
-	files, dirs := true, in.Dirs != "false"
-	switch in.Type {
-	case "file":
-		dirs = false
-	case "directory":
-		files, dirs = false, true
-	}
-	limit := in.Limit
-	if limit <= 0 || limit > 1000 {
-		limit = 100
-	}
-	out, err := c.app.ProjectFiles().FindFiles(ctx, in.Query, files, dirs, limit)
-	if err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = []string{}
-	}
-	return out, nil
+	return result(each(func(p string) string { return p }))(c.app.FindFiles(ctx, app.FileQuery{Query: in.Query, Type: in.Type,
+		NoDirs: in.Dirs == "false", Limit: in.Limit}))
 }
 
 // FindSymbols returns the workspace symbols of the running language
 // servers, in files the file routes show.
 func (c *Client) FindSymbols(ctx context.Context, query string) ([]client.Symbol, error) {
-	pf := c.app.ProjectFiles()
-	out := []client.Symbol{}
-	for _, s := range c.app.WorkspaceSymbols(ctx, query) {
-		if !pf.Visible(s.Path) {
-			continue
-		}
+	return each(func(s lsp.WorkspaceSymbol) client.Symbol {
 		r := s.Range
-		out = append(out, client.Symbol{Name: s.Name, Kind: s.Kind, Location: client.SymbolLocation{
+		return client.Symbol{Name: s.Name, Kind: s.Kind, Location: client.SymbolLocation{
 			URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(s.Path)}).String(),
 			Range: client.Range{Start: client.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
-				End: client.Position{Line: int(r.End.Line), Character: int(r.End.Character)}}}})
-	}
-	return out, nil
+				End: client.Position{Line: int(r.End.Line), Character: int(r.End.Character)}}}}
+	})(c.app.WorkspaceSymbols(ctx, query)), nil
 }
 
 // Todos returns a session's todo list.
 func (c *Client) Todos(ctx context.Context, sessionID string) ([]client.Todo, error) {
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return nil, notFound(err, "session")
-	}
-	ts, err := c.app.Store.ListTodos(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]client.Todo, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, client.Todo{ID: t.ID, Content: t.Content, Status: t.Status, Priority: t.Priority})
-	}
-	return out, nil
+	return result(toTodos)(c.app.Todos(ctx, sessionID))
 }
 
 // SessionDiff returns the file changes a session (or one message) made;
 // none where file snapshots are off.
 func (c *Client) SessionDiff(ctx context.Context, sessionID, messageID string) ([]client.FileDiff, error) {
-	if _, err := c.app.Sessions.Get(ctx, sessionID); err != nil {
-		return nil, notFound(err, "session")
-	}
-	ds, err := c.app.Engine.Diff(ctx, sessionID, messageID)
-	if errors.Is(err, session.ErrSnapshotsOff) {
-		return []client.FileDiff{}, nil
-	}
-	if err != nil {
-		return nil, notFound(err, "session")
-	}
-	out := make([]client.FileDiff, 0, len(ds))
-	for _, d := range ds {
-		file := d.File
-		if rel, err := filepath.Rel(c.app.Worktree, d.File); err == nil && !strings.HasPrefix(rel, "..") {
-			file = filepath.ToSlash(rel)
-		}
-		out = append(out, client.FileDiff{File: file, Patch: d.Patch, Before: d.Before, After: d.After,
-			Additions: d.Additions, Deletions: d.Deletions, Status: d.Status})
-	}
-	return out, nil
+	return result(each(func(d snapshot.FileDiff) client.FileDiff {
+		return client.FileDiff{File: d.File, Patch: d.Patch, Before: d.Before, After: d.After,
+			Additions: d.Additions, Deletions: d.Deletions, Status: d.Status}
+	}))(c.app.SessionDiff(ctx, sessionID, messageID))
 }
 
 // Tools lists the tools the model may be offered.
 func (c *Client) Tools(ctx context.Context) ([]client.ToolInfo, error) {
-	ts := c.app.ToolList(ctx)
-	out := make([]client.ToolInfo, 0, len(ts))
-	for _, t := range ts {
+	return each(func(t tool.Tool) client.ToolInfo {
 		var params any = map[string]any{}
 		if s := t.Schema(); len(s) > 0 {
 			if err := json.Unmarshal(s, &params); err != nil {
 				params = map[string]any{}
 			}
 		}
-		out = append(out, client.ToolInfo{ID: t.ID(), Description: t.Description(), Parameters: params})
-	}
-	return out, nil
+		return client.ToolInfo{ID: t.ID(), Description: t.Description(), Parameters: params}
+	})(c.app.ToolList(ctx)), nil
 }
 
 // Skills lists the skills.
 func (c *Client) Skills(context.Context) ([]client.Skill, error) {
-	ss := c.app.Skills()
-	out := make([]client.Skill, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, client.Skill{Name: s.Name, Description: s.Description, Location: s.Location, Content: s.Content})
-	}
-	return out, nil
+	return each(func(s skill.Skill) client.Skill {
+		return client.Skill{Name: s.Name, Description: s.Description, Location: s.Location, Content: s.Content}
+	})(c.app.Skills()), nil
 }
 
 // Formatters lists the configured formatters.
 func (c *Client) Formatters(context.Context) ([]client.Formatter, error) {
-	fs, err := c.app.Formatters()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]client.Formatter, 0, len(fs))
-	for _, f := range fs {
+	return result(each(func(f app.FormatterState) client.Formatter {
 		exts := f.Extensions
 		if exts == nil {
 			exts = []string{}
 		}
-		out = append(out, client.Formatter{Name: f.Name, Extensions: exts, Enabled: f.Enabled})
-	}
-	return out, nil
+		return client.Formatter{Name: f.Name, Extensions: exts, Enabled: f.Enabled}
+	}))(c.app.Formatters())
 }
