@@ -244,7 +244,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 	case newerMsg:
-		return m, m.newerMsg(msg)
+		cmd := m.newerMsg(msg)
+		if m.find.active() {
+			m.research(false)
+		}
+		return m, cmd
 	case tea.MouseMsg:
 		return m, tea.Batch(m.mouse(msg), m.renderAround(), m.maybeLoadNewer())
 	case renderedMsg:
