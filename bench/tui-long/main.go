@@ -68,6 +68,7 @@ type result struct {
 	downs     []time.Duration // PgDn, key to frame
 	rssOpen   int64           // bytes resident after the first frame
 	rssPaged  int64           // bytes resident after paging to the first message
+	anonPaged int64           // anonymous bytes resident (RssAnon) by then
 	peakPaged int64           // peak resident bytes (VmHWM) by then
 }
 
@@ -223,6 +224,7 @@ func measure(ctx context.Context, bin, dir string, n, w, h int) (result, error) 
 		res.pages = append(res.pages, time.Since(t0))
 	}
 	res.rssPaged, _ = procStatus(pid, "VmRSS")
+	res.anonPaged, _ = procStatus(pid, "RssAnon")
 	res.peakPaged, _ = procStatus(pid, "VmHWM")
 
 	// Page back down to the end.
@@ -258,23 +260,24 @@ func report(results []result, base []time.Duration, w, h int) {
 	}
 	slices.Sort(sizes)
 	fmt.Printf("codeloop interface, %d×%d terminal (tmux), median of runs\n\n", w, h)
-	fmt.Println("| messages | open to first frame | PgUp to frame p50 | p95 | PgDn to frame p50 | p95 | pages | RSS after open | RSS after paging to the top | peak RSS |")
-	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Println("| messages | open to first frame | PgUp to frame p50 | p95 | PgDn to frame p50 | p95 | pages | RSS after open | RSS after paging to the top | RssAnon by then | peak RSS |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	medRSS := map[int]int64{}
 	for _, n := range sizes {
 		rs := bySize[n]
 		var opens []time.Duration
 		var pages, downs []time.Duration
-		var open, paged, peak []int64
+		var open, paged, anon, peak []int64
 		for _, r := range rs {
 			opens = append(opens, r.open)
 			pages = append(pages, r.pages...)
 			downs = append(downs, r.downs...)
 			open, paged, peak = append(open, r.rssOpen), append(paged, r.rssPaged), append(peak, r.peakPaged)
+			anon = append(anon, r.anonPaged)
 		}
 		medRSS[n] = median(paged)
-		fmt.Printf("| %d | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", n, ms(median(opens)), ms(quantile(pages, 0.5)), ms(quantile(pages, 0.95)),
-			ms(quantile(downs, 0.5)), ms(quantile(downs, 0.95)), len(rs[0].pages), mb(median(open)), mb(median(paged)), mb(median(peak)))
+		fmt.Printf("| %d | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |\n", n, ms(median(opens)), ms(quantile(pages, 0.5)), ms(quantile(pages, 0.95)),
+			ms(quantile(downs, 0.5)), ms(quantile(downs, 0.95)), len(rs[0].pages), mb(median(open)), mb(median(paged)), mb(median(anon)), mb(median(peak)))
 	}
 	fmt.Printf("\nThe same key to screen path with cat instead of codeloop (tmux and polling alone): p50 %s, p95 %s\n",
 		ms(quantile(base, 0.5)), ms(quantile(base, 0.95)))

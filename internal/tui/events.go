@@ -62,6 +62,11 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 	if !m.current(e.Session()) {
 		return nil
 	}
+	if m.droppedEvent(e) {
+		// The store has it: the view reads it when it comes back near.
+		m.newBelow = true
+		return nil
+	}
 	switch e.(type) {
 	case client.MessageUpdatedEvent, client.PartUpdatedEvent, client.PartDeltaEvent, client.SessionErrorEvent:
 		m.tr.gen++ // entries may change in place: a search looks at every one again
@@ -103,6 +108,36 @@ func (m *Model) applyEvent(e client.Event) tea.Cmd {
 		m.tr.put(&noteEntry{k: m.lastKey() + "/~compacted", text: "The conversation was summarised to free the context.", kind: noteInfo})
 	}
 	return nil
+}
+
+// droppedEvent reports whether e changes a message among those dropped
+// after the ones the view holds; an answer's token count still moves the
+// sidebar's figures.
+func (m *Model) droppedEvent(e client.Event) bool {
+	if len(m.newer) == 0 {
+		return false
+	}
+	switch e := e.(type) {
+	case client.MessageUpdatedEvent:
+		if !m.beyond(e.Info.ID) || m.hidden(e.Info.ID) {
+			return false
+		}
+		if t := e.Info.Tokens; e.Info.Role == client.RoleAssistant && t != nil && t.Count() > 0 {
+			m.usage = usage{tokens: t.Count(), provider: e.Info.ProviderID, model: e.Info.ModelID, cache: *t}
+		}
+		return true
+	case client.PartUpdatedEvent:
+		return m.beyond(e.Part.MessageID)
+	case client.PartDeltaEvent:
+		return m.beyond(e.MessageID)
+	case client.PartRemovedEvent:
+		return m.beyond(e.MessageID)
+	case client.MessageRemovedEvent:
+		return m.beyond(e.MessageID)
+	case client.SessionErrorEvent, client.SessionCompactedEvent:
+		return true
+	}
+	return false
 }
 
 // lastKey is the key of the newest message, for notes that follow it.

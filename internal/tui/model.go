@@ -77,6 +77,12 @@ type Model struct {
 	// numbers the reads of older pages.
 	ahead renderAhead
 	pages int
+	// newer are the spans of messages dropped after those the view
+	// holds, the nearest last; loadingNewer says one is being read again,
+	// read numbered newerSeq.
+	newer        []span
+	loadingNewer bool
+	newerSeq     int
 
 	input textarea.Model
 	comp  completion
@@ -225,7 +231,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setTheme(m.themeChoice)
 		return m, nil
 	case tea.KeyPressMsg:
-		return m, tea.Batch(m.key(msg), m.renderAround())
+		return m, tea.Batch(m.key(msg), m.renderAround(), m.maybeLoadNewer())
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
 	case olderMsg:
@@ -237,8 +243,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = tea.Batch(cmd, m.continueJump())
 		}
 		return m, cmd
+	case newerMsg:
+		cmd := m.newerMsg(msg)
+		if m.find.active() {
+			m.research(false)
+		}
+		return m, cmd
 	case tea.MouseMsg:
-		return m, tea.Batch(m.mouse(msg), m.renderAround())
+		return m, tea.Batch(m.mouse(msg), m.renderAround(), m.maybeLoadNewer())
 	case renderedMsg:
 		return m, m.rendered(msg)
 	case scrollbackMsg:
@@ -395,6 +407,7 @@ func (m *Model) openSession(sess client.Session, msgs []client.Message) {
 	m.changes, m.changedList = map[string][]fileCount{}, nil
 	m.revertFrom = revertPoint(sess.Revert)
 	m.older, m.loadingOlder = len(msgs) >= pageMessages, false
+	m.newer, m.loadingNewer = nil, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	if sess.Agent != "" && m.opts.Agent == "" && sess.ParentID == "" {
 		m.agent = sess.Agent
@@ -412,7 +425,7 @@ func (m *Model) sessionMsg(msg sessionMsg) tea.Cmd {
 		return m.failed("opening the session", msg.err)
 	}
 	m.openSession(msg.sess, msg.msgs)
-	return tea.Batch(m.setStatus(msg.status), m.maybeLoadOlder())
+	return tea.Batch(m.setStatus(msg.status), m.maybeLoadOlder(), m.continueJump())
 }
 
 // busy reports whether the current session's loop runs.
@@ -449,6 +462,7 @@ func (m *Model) newSession() {
 	m.todos, m.revertFrom = nil, ""
 	m.changes, m.changedList = map[string][]fileCount{}, nil
 	m.older, m.loadingOlder = false, false
+	m.newer, m.loadingNewer = nil, false
 	m.status, m.busySince = client.SessionStatus{}, time.Time{}
 	m.spinTag++
 }

@@ -26,7 +26,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		case tea.MouseWheelDown:
 			m.tr.scroll(wheelLines, m.trWidth(), height, &m.theme, m.themeTag)
 			// At the end: follow new text again.
-			if !m.tr.follow && !m.tr.fillsFrom(m.tr.top, m.trWidth(), height+1, &m.theme, m.themeTag) {
+			if !m.tr.follow && !m.tr.tail && !m.tr.fillsFrom(m.tr.top, m.trWidth(), height+1, &m.theme, m.themeTag) {
 				m.tr.follow = true
 			}
 		}

@@ -73,20 +73,9 @@ func (m *Model) olderMsg(msg olderMsg) tea.Cmd {
 		return m.failed("reading older messages", msg.err)
 	}
 	m.older = len(msg.msgs) >= pageMessages
-	shown := m.tr
-	m.tr = newTranscript()
-	for _, mm := range msg.msgs {
-		if msg.before != "" && mm.Info.ID >= msg.before {
-			continue
-		}
-		m.applyInfo(mm.Info)
-		for _, p := range mm.Parts {
-			m.applyPart(p)
-		}
-	}
-	page := m.tr.entries
-	m.tr = shown
+	page := m.pageEntries(msg.msgs, func(id string) bool { return msg.before == "" || id < msg.before })
 	m.tr.prepend(page)
+	m.evictFar()
 	// Still near the top (a short page, a tall screen): read on; render
 	// the new entries near the view.
 	return tea.Batch(m.maybeLoadOlder(), m.renderAround())

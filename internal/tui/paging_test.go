@@ -106,7 +106,7 @@ func (p *pager) run(cmd tea.Cmd) {
 			return
 		}
 		p.apply(msg)
-	case sessionMsg:
+	case sessionMsg, newerMsg:
 		p.apply(msg)
 	}
 }

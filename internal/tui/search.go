@@ -292,7 +292,10 @@ func (m *Model) searchBar() (string, int) {
 		}
 		info += " · Esc closes"
 	}
-	if f.query != "" && m.older {
+	switch {
+	case f.query != "" && len(m.newer) > 0:
+		info += fmt.Sprintf(" · searched the %d messages around the view; PgUp and PgDn load more", len(m.msgs))
+	case f.query != "" && m.older:
 		info += fmt.Sprintf(" · searched the newest %d messages; PgUp loads more", len(m.msgs))
 	}
 	st := th.faint

@@ -105,7 +105,7 @@ func (t *transcript) reveal(i, line, width, height int, th *theme, tag int) {
 	t.follow = false
 	t.top = anchor{entry: i, line: min(max(line, 0), max(b.len()-1, 0))}
 	t.scroll(-height/3, width, height, th, tag)
-	if !t.fillsFrom(t.top, width, height, th, tag) {
+	if !t.tail && !t.fillsFrom(t.top, width, height, th, tag) {
 		t.follow = true
 	}
 }

@@ -80,6 +80,11 @@ func (m *Model) continueJump() tea.Cmd {
 		m.tr.reveal(m.entryIndex(e), 0, m.trWidth(), m.transcriptHeight(), &m.theme, m.themeTag)
 		return m.maybeLoadOlder()
 	}
+	if m.beyond(m.jump) {
+		// Among the messages dropped after the view: read the end again.
+		m.tr.follow = true
+		return m.maybeLoadNewer()
+	}
 	if !m.older {
 		m.jump = ""
 		return m.notify("that message is no longer in the session", true)

@@ -70,6 +70,9 @@ type transcript struct {
 	// top is the first line shown: line top.line of entry top.entry.
 	follow bool
 	top    anchor
+	// tail says entries after the last one were dropped: the view does
+	// not follow the last entry it holds, which is not the session's.
+	tail bool
 	// gen counts the changes to the entries: added, replaced, removed,
 	// or their text grown.
 	gen uint64
@@ -175,7 +178,7 @@ func (t *transcript) reset() {
 	t.cached = nil
 	clear(t.inCache)
 	t.stale = false
-	t.follow, t.top = true, anchor{}
+	t.follow, t.top, t.tail = true, anchor{}, false
 }
 
 // view returns the height lines shown at width, rendering only the
@@ -191,6 +194,13 @@ func (t *transcript) view(width, height int, th *theme, tag int) []string {
 			out = b.appendTo(out, skip, b.len(), height-len(out))
 		}
 		if len(out) >= height {
+			return out
+		}
+		if t.tail {
+			// The last entry held is not the session's: show what there is.
+			for len(out) < height {
+				out = append(out, "")
+			}
 			return out
 		}
 		// The end came into view: stick to it.
@@ -308,6 +318,10 @@ func (t *transcript) scroll(n, width, height int, th *theme, tag int) {
 	}
 	t.top = a
 	if !t.fillsFrom(a, width, height, th, tag) {
+		if t.tail {
+			t.top = t.bottomTop(width, height, th, tag)
+			return
+		}
 		t.follow = true
 	}
 }
