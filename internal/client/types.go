@@ -424,6 +424,19 @@ type ToolTouch struct {
 	Write bool   `json:"write,omitempty"`
 }
 
+// The kinds of tool calls (Part.Kind), as tools describe themselves.
+const (
+	KindRead    = "read"
+	KindEdit    = "edit"
+	KindDelete  = "delete"
+	KindMove    = "move"
+	KindExecute = "execute"
+	KindSearch  = "search"
+	KindFetch   = "fetch"
+	KindThink   = "think"
+	KindOther   = "other"
+)
+
 // ToolTime holds a call's start and end in Unix milliseconds.
 type ToolTime struct {
 	Start int64 `json:"start"`
