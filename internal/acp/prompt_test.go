@@ -95,7 +95,7 @@ finish stop
 `
 
 // TestEditsReportDiffs checks that edits and writes end with diff content:
-// the path, the old text and the new text.
+// the path, the file's whole old text and its whole new text.
 func TestEditsReportDiffs(t *testing.T) {
 	r := newRig(t, editScript, "", map[string]string{"a.txt": "hello world\n", "b.txt": "one\n2\nthree\n"})
 	sess := r.newSession()
@@ -107,7 +107,7 @@ func TestEditsReportDiffs(t *testing.T) {
 		call, path, old, new string
 		isNew                bool
 	}{
-		{"call_1", "a.txt", "hello", "goodbye", false},
+		{"call_1", "a.txt", "hello world\n", "goodbye world\n", false},
 		{"call_2", "b.txt", "one\n2\nthree\n", "one\ntwo\nthree\n", false},
 		{"call_3", "c.txt", "", "brand new\n", true},
 	} {
