@@ -345,10 +345,10 @@ func (st *stream) part(ctx context.Context, p client.Part) {
 		last, started := st.tools[p.CallID]
 		switch {
 		case !started:
-			st.send(ctx, st.t.withTerminal(toolCallStart(p, st.s.dir), p))
+			st.send(ctx, st.t.withTerminal(toolCallStart(p), p))
 			st.t.announce(p.CallID)
 		case last != status:
-			st.send(ctx, st.t.withTerminal(toolCallUpdate(p, st.s.dir), p))
+			st.send(ctx, st.t.withTerminal(toolCallUpdate(p), p))
 		default:
 			return
 		}

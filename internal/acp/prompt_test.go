@@ -95,7 +95,7 @@ finish stop
 `
 
 // TestEditsReportDiffs checks that edits and writes end with diff content:
-// the path, the old text and the new text.
+// the path, the file's whole old text and its whole new text.
 func TestEditsReportDiffs(t *testing.T) {
 	r := newRig(t, editScript, "", map[string]string{"a.txt": "hello world\n", "b.txt": "one\n2\nthree\n"})
 	sess := r.newSession()
@@ -106,15 +106,23 @@ func TestEditsReportDiffs(t *testing.T) {
 	for _, c := range []struct {
 		call, path, old, new string
 		isNew                bool
+		title                string // while it runs: the tool and its summary
 	}{
-		{"call_1", "a.txt", "hello", "goodbye", false},
-		{"call_2", "b.txt", "one\n2\nthree\n", "one\ntwo\nthree\n", false},
-		{"call_3", "c.txt", "", "brand new\n", true},
+		{"call_1", "a.txt", "hello world\n", "goodbye world\n", false, "edit a.txt"},
+		{"call_2", "b.txt", "one\n2\nthree\n", "one\ntwo\nthree\n", false, "write b.txt"},
+		{"call_3", "c.txt", "", "brand new\n", true, "write c.txt"},
 	} {
 		calls := toolUpdates(us, c.call)
 		if len(calls) == 0 {
 			t.Errorf("%s: no updates", c.call)
 			continue
+		}
+		titled := false
+		for _, u := range calls {
+			titled = titled || u.ToolCallUpdate != nil && u.ToolCallUpdate.Title != nil && *u.ToolCallUpdate.Title == c.title
+		}
+		if !titled {
+			t.Errorf("%s: no update titled %q", c.call, c.title)
 		}
 		if calls[0].ToolCall.Kind != sdk.ToolKindEdit {
 			t.Errorf("%s: kind %q, want edit", c.call, calls[0].ToolCall.Kind)

@@ -55,7 +55,7 @@ func historyUpdates(m client.Message, dir string) []sdk.SessionUpdate {
 			}
 		case client.PartTool:
 			if !user {
-				out = append(out, toolCallStart(p, dir))
+				out = append(out, toolCallStart(p))
 			}
 		}
 	}

@@ -1,39 +1,13 @@
 package acp
 
 import (
-	"encoding/json"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/codeloop/codeloop/internal/client"
 )
-
-// toolInput holds the arguments of the built-in tools the editor is told
-// about (OpenCode's names).
-type toolInput struct {
-	FilePath    string `json:"filePath"`
-	Path        string `json:"path"`
-	Offset      int    `json:"offset"`
-	OldString   string `json:"oldString"`
-	NewString   string `json:"newString"`
-	Content     string `json:"content"`
-	Command     string `json:"command"`
-	Description string `json:"description"`
-	Pattern     string `json:"pattern"`
-	Query       string `json:"query"`
-	URL         string `json:"url"`
-	Prompt      string `json:"prompt"`
-	Name        string `json:"name"`
-}
-
-func parseInput(raw json.RawMessage) toolInput {
-	var in toolInput
-	_ = json.Unmarshal(raw, &in)
-	return in
-}
 
 // toolKind says how the editor shows a tool's calls: as the tool
 // describes itself, an edit that only deletes or only moves files shown as
@@ -49,97 +23,39 @@ func toolKind(p client.Part) sdk.ToolKind {
 	return sdk.ToolKindOther
 }
 
-// patchKind is delete or move for a patch that only deletes or only moves
-// files, else edit.
+// patchKind is delete or move for a call that only deletes or only
+// moves files, else edit.
 func patchKind(st *client.ToolState) sdk.ToolKind {
-	files := patchFiles(st)
-	if len(files) == 0 {
+	changes := st.Changes()
+	if len(changes) == 0 {
 		return sdk.ToolKindEdit
 	}
 	kind := ""
-	for _, f := range files {
-		if kind != "" && f.Type != kind {
+	for _, c := range changes {
+		if kind != "" && c.Type != kind {
 			return sdk.ToolKindEdit
 		}
-		kind = f.Type
+		kind = c.Type
 	}
 	switch kind {
-	case "delete":
+	case client.ChangeDelete:
 		return sdk.ToolKindDelete
-	case "move":
+	case client.ChangeMove:
 		return sdk.ToolKindMove
 	}
 	return sdk.ToolKindEdit
 }
 
-// patchFile is one file of apply_patch's metadata.
-type patchFile struct {
-	File     string `json:"file"`
-	MovePath string `json:"movePath"`
-	Patch    string `json:"patch"`
-	Type     string `json:"type"`
-}
-
-func patchFiles(st *client.ToolState) []patchFile {
-	if st == nil || st.Metadata == nil {
-		return nil
-	}
-	raw, ok := st.Metadata["files"]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil
-	}
-	var files []patchFile
-	_ = json.Unmarshal(b, &files)
-	return files
-}
-
-// toolTitle is the state's title, else the tool's name with its main
-// argument.
-func toolTitle(p client.Part, dir string) string {
-	st := p.State
-	if st != nil && st.Title != "" {
+// toolTitle is the state's title, else the tool's name with what its
+// tool says the call works on.
+func toolTitle(p client.Part) string {
+	if st := p.State; st != nil && st.Title != "" {
 		return st.Title
 	}
-	var in toolInput
-	if st != nil {
-		in = parseInput(st.Input)
-	}
-	arg := ""
-	switch {
-	case in.FilePath != "":
-		arg = relative(dir, in.FilePath)
-	case in.Description != "":
-		arg = in.Description
-	case in.Command != "":
-		arg = in.Command
-	case in.Pattern != "":
-		arg = in.Pattern
-	case in.Query != "":
-		arg = in.Query
-	case in.URL != "":
-		arg = in.URL
-	case in.Path != "":
-		arg = relative(dir, in.Path)
-	}
-	if arg == "" {
+	if p.Summary == "" {
 		return p.Tool
 	}
-	return p.Tool + " " + arg
-}
-
-// relative shows path relative to dir when it lies below it.
-func relative(dir, path string) string {
-	if dir == "" || !filepath.IsAbs(path) {
-		return path
-	}
-	if rel, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
+	return p.Tool + " " + p.Summary
 }
 
 // absolute resolves path against dir.
@@ -209,7 +125,7 @@ func rawInput(st *client.ToolState) any {
 
 // toolContent is what the editor shows inside a call: the diffs of a file
 // change, the output of anything else, the error of a failed call.
-func toolContent(p client.Part, dir string) []sdk.ToolCallContent {
+func toolContent(p client.Part) []sdk.ToolCallContent {
 	st := p.State
 	if st == nil {
 		return nil
@@ -221,58 +137,32 @@ func toolContent(p client.Part, dir string) []sdk.ToolCallContent {
 	default:
 		return nil
 	}
-	if diffs := toolDiffs(p, dir); len(diffs) > 0 {
+	if diffs := toolDiffs(st); len(diffs) > 0 {
 		return diffs
 	}
-	if p.Tool == "todowrite" || st.Output == "" {
-		return nil
+	if _, plan := st.Metadata["todos"]; plan || st.Output == "" {
+		return nil // a todo list goes to the editor as a plan
 	}
 	return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(st.Output))}
 }
 
-// toolDiffs are the file changes of a completed edit, write or
-// apply_patch, as path, old text and new text.
-func toolDiffs(p client.Part, dir string) []sdk.ToolCallContent {
-	st := p.State
-	in := parseInput(st.Input)
-	path := absolute(dir, in.FilePath)
-	switch p.Tool {
-	case "edit":
-		if path == "" {
-			return nil
+// toolDiffs are the files a completed call changed, as path, old text
+// and new text: the whole texts when the tool kept them, else the sides
+// of the change's hunks.
+func toolDiffs(st *client.ToolState) []sdk.ToolCallContent {
+	var out []sdk.ToolCallContent
+	for _, c := range st.Changes() {
+		oldText, newText := c.Before, c.After
+		if !c.Whole {
+			oldText, newText = hunkSides(c.Patch)
 		}
-		return []sdk.ToolCallContent{sdk.ToolDiffContent(path, in.NewString, in.OldString)}
-	case "write":
-		if path == "" {
-			return nil
+		if c.Type == client.ChangeAdd {
+			out = append(out, sdk.ToolDiffContent(c.Target(), newText))
+			continue
 		}
-		diff, _ := st.Metadata["diff"].(string)
-		existed, _ := st.Metadata["exists"].(bool)
-		if !existed {
-			return []sdk.ToolCallContent{sdk.ToolDiffContent(path, in.Content)}
-		}
-		if old, ok := reverseDiff(in.Content, diff); ok {
-			return []sdk.ToolCallContent{sdk.ToolDiffContent(path, in.Content, old)}
-		}
-		oldHunks, newHunks := hunkSides(diff)
-		return []sdk.ToolCallContent{sdk.ToolDiffContent(path, newHunks, oldHunks)}
-	case "apply_patch":
-		var out []sdk.ToolCallContent
-		for _, f := range patchFiles(st) {
-			target := absolute(dir, f.File)
-			if f.MovePath != "" {
-				target = absolute(dir, f.MovePath)
-			}
-			oldText, newText := hunkSides(f.Patch)
-			if f.Type == "add" {
-				out = append(out, sdk.ToolDiffContent(target, newText))
-				continue
-			}
-			out = append(out, sdk.ToolDiffContent(target, newText, oldText))
-		}
-		return out
+		out = append(out, sdk.ToolDiffContent(c.Target(), newText, oldText))
 	}
-	return nil
+	return out
 }
 
 // hunkSides returns the old and new sides of a unified diff's hunks: what
@@ -294,100 +184,23 @@ func hunkSides(diff string) (oldText, newText string) {
 	return o.String(), n.String()
 }
 
-// reverseDiff rebuilds the text a unified diff was made from, given the
-// text it produced. It reports false when the diff does not fit newText.
-func reverseDiff(newText, diff string) (string, bool) {
-	if strings.TrimSpace(diff) == "" {
-		return newText, true
-	}
-	newLines := strings.SplitAfter(newText, "\n")
-	if len(newLines) > 0 && newLines[len(newLines)-1] == "" {
-		newLines = newLines[:len(newLines)-1]
-	}
-	var out strings.Builder
-	next := 0 // the next line of newLines not yet copied
-	lines := strings.SplitAfter(diff, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if !strings.HasPrefix(line, "@@") {
-			continue
-		}
-		start, ok := hunkNewStart(line)
-		if !ok || start < next {
-			return "", false
-		}
-		for ; next < start && next < len(newLines); next++ {
-			out.WriteString(newLines[next])
-		}
-		for i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "@@") {
-			i++
-			body := lines[i]
-			switch {
-			case strings.HasPrefix(body, `\`):
-				// "\ No newline at end of file" ends the line before it.
-				s := out.String()
-				if strings.HasSuffix(s, "\n") && i > 0 && strings.HasPrefix(lines[i-1], "-") {
-					out.Reset()
-					out.WriteString(strings.TrimSuffix(s, "\n"))
-				}
-			case strings.HasPrefix(body, "-"):
-				out.WriteString(body[1:])
-			case strings.HasPrefix(body, "+"):
-				next++
-			case strings.HasPrefix(body, " "):
-				if next >= len(newLines) {
-					return "", false
-				}
-				out.WriteString(newLines[next])
-				next++
-			}
-		}
-	}
-	for ; next < len(newLines); next++ {
-		out.WriteString(newLines[next])
-	}
-	return out.String(), true
-}
-
-// hunkNewStart returns the zero-based first line of a hunk's new side from
-// its header, "@@ -a,b +c,d @@".
-func hunkNewStart(header string) (int, bool) {
-	_, rest, ok := strings.Cut(header, "+")
-	if !ok {
-		return 0, false
-	}
-	num, _, _ := strings.Cut(rest, " ")
-	start, count, hasCount := strings.Cut(num, ",")
-	n, err := strconv.Atoi(start)
-	if err != nil {
-		return 0, false
-	}
-	if hasCount && count == "0" {
-		return n, true // an empty new side starts after line n
-	}
-	if n == 0 {
-		return 0, true
-	}
-	return n - 1, true
-}
-
 // toolCallStart is the tool_call update that introduces a call.
-func toolCallStart(p client.Part, dir string) sdk.SessionUpdate {
+func toolCallStart(p client.Part) sdk.SessionUpdate {
 	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(p.CallID),
-		Title:      toolTitle(p, dir),
+		Title:      toolTitle(p),
 		Kind:       toolKind(p),
 		Status:     toolStatus(p.State),
 		Locations:  toolLocations(p),
 		RawInput:   rawInput(p.State),
 		RawOutput:  rawOutput(p.State),
-		Content:    toolContent(p, dir),
+		Content:    toolContent(p),
 	}}
 }
 
 // toolCallUpdate is the tool_call_update of a call's new state.
-func toolCallUpdate(p client.Part, dir string) sdk.SessionUpdate {
-	title := toolTitle(p, dir)
+func toolCallUpdate(p client.Part) sdk.SessionUpdate {
+	title := toolTitle(p)
 	kind := toolKind(p)
 	status := toolStatus(p.State)
 	return sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
@@ -398,6 +211,6 @@ func toolCallUpdate(p client.Part, dir string) sdk.SessionUpdate {
 		Locations:  toolLocations(p),
 		RawInput:   rawInput(p.State),
 		RawOutput:  rawOutput(p.State),
-		Content:    toolContent(p, dir),
+		Content:    toolContent(p),
 	}}
 }

@@ -354,10 +354,12 @@ type Part struct {
 	Tool   string     `json:"tool,omitempty"`
 	State  *ToolState `json:"state,omitempty"`
 	// Kind is what a tool call does (read, edit, delete, move, execute,
-	// search, fetch, think or other) and Touches the files it reads or
-	// changes, as the tool describes them.
+	// search, fetch, think or other), Touches the files it reads or
+	// changes and Summary one line about what it works on (the command,
+	// the file, the pattern), as the tool describes them.
 	Kind    string      `json:"kind,omitempty"`
 	Touches []ToolTouch `json:"touches,omitempty"`
+	Summary string      `json:"summary,omitempty"`
 
 	Reason   string  `json:"reason,omitempty"`
 	Snapshot string  `json:"snapshot,omitempty"`
@@ -421,6 +423,19 @@ type ToolTouch struct {
 	Line  int    `json:"line,omitempty"`
 	Write bool   `json:"write,omitempty"`
 }
+
+// The kinds of tool calls (Part.Kind), as tools describe themselves.
+const (
+	KindRead    = "read"
+	KindEdit    = "edit"
+	KindDelete  = "delete"
+	KindMove    = "move"
+	KindExecute = "execute"
+	KindSearch  = "search"
+	KindFetch   = "fetch"
+	KindThink   = "think"
+	KindOther   = "other"
+)
 
 // ToolTime holds a call's start and end in Unix milliseconds.
 type ToolTime struct {

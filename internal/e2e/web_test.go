@@ -110,6 +110,7 @@ func TestWebSession(t *testing.T) {
 	b.shoot(shots, "permission")
 	b.do(chromedp.Click(chromedp.CSS("#perm-once")))
 	b.waitText("Made it.")
+	b.wait("the command's call summarised by its command", `[...document.querySelectorAll('.tool-line')].some((e) => e.textContent === 'echo made > made.txt')`)
 	if got := p.read("made.txt"); got != "made\n" {
 		t.Errorf("made.txt = %q after Allow", got)
 	}

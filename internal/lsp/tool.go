@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -37,6 +38,7 @@ func NewTool(m *Manager) tool.Tool {
 	return tool.Must(tool.Def[toolParams]{
 		ID:          "lsp",
 		Traits:      tool.Traits{Kind: tool.KindSearch, Contained: true},
+		Summary:     summary,
 		Description: toolDescription,
 		Schema: func(s *jsonschema.Schema) {
 			var ops []any
@@ -80,4 +82,23 @@ func NewTool(m *Manager) tool.Tool {
 			return &tool.Result{Title: title, Output: out, Metadata: map[string]any{"operation": p.Operation, "filepath": path}}, nil
 		},
 	})
+}
+
+// summary is the operation a call asks for and what it asks about.
+func summary(p toolParams, dir string) string {
+	s := p.Operation
+	if p.FilePath != "" {
+		path := p.FilePath
+		if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsAbs(path) && !strings.HasPrefix(rel, "..") {
+			path = rel
+		}
+		s += " " + path
+		if p.Line > 0 {
+			s += fmt.Sprintf(":%d:%d", p.Line, p.Character)
+		}
+	}
+	if p.Query != "" {
+		s += " " + p.Query
+	}
+	return s
 }

@@ -123,6 +123,18 @@ func (*listResourcesTool) Traits() tool.Traits {
 // Touches returns nil: resources are not the project's files.
 func (*listResourcesTool) Touches(json.RawMessage, string) []tool.Touch { return nil }
 
+// Summary is the server whose resources a call lists, or "all servers".
+func (*listResourcesTool) Summary(input json.RawMessage, _ string) string {
+	var in struct {
+		Server string `json:"server"`
+	}
+	_ = json.Unmarshal(input, &in)
+	if in.Server == "" {
+		return "all servers"
+	}
+	return in.Server
+}
+
 func (*listResourcesTool) Description() string {
 	return "Lists the resources the connected MCP servers offer (files, documents, records), " +
 		"with the server and URI to pass to read_mcp_resource. Give server to list one server's only."
@@ -168,6 +180,19 @@ func (*readResourceTool) Traits() tool.Traits {
 
 // Touches returns nil: resources are not the project's files.
 func (*readResourceTool) Touches(json.RawMessage, string) []tool.Touch { return nil }
+
+// Summary is the resource a call reads, as server and URI.
+func (*readResourceTool) Summary(input json.RawMessage, _ string) string {
+	var in struct {
+		Server string `json:"server"`
+		URI    string `json:"uri"`
+	}
+	_ = json.Unmarshal(input, &in)
+	if in.Server == "" {
+		return in.URI
+	}
+	return in.Server + ": " + in.URI
+}
 
 func (*readResourceTool) Description() string {
 	return "Reads a resource of an MCP server by its URI, as listed by list_mcp_resources."

@@ -96,11 +96,12 @@ type ToolPart struct {
 	Tool     string         `json:"tool"`
 	State    ToolState      `json:"state"`
 	Metadata map[string]any `json:"metadata,omitempty"`
-	// Kind is what the tool does (read, edit, execute, ...) and Touches
-	// the files the call reads or changes, as the tool described them
-	// when the call started.
+	// Kind is what the tool does (read, edit, execute, ...), Touches
+	// the files the call reads or changes and Summary one line about what
+	// it works on, as the tool described them when the call started.
 	Kind    string      `json:"kind,omitempty"`
 	Touches []ToolTouch `json:"touches,omitempty"`
+	Summary string      `json:"summary,omitempty"`
 }
 
 // ToolTouch is a file a tool call reads or changes.

@@ -181,6 +181,7 @@ func unmarshalToolPart(b []byte) (Part, error) {
 		Metadata map[string]any `json:"metadata,omitempty"`
 		Kind     string         `json:"kind,omitempty"`
 		Touches  []ToolTouch    `json:"touches,omitempty"`
+		Summary  string         `json:"summary,omitempty"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("%s part: %w", TypeTool, err)
@@ -190,5 +191,5 @@ func unmarshalToolPart(b []byte) (Part, error) {
 		return nil, fmt.Errorf("%s part: %w", TypeTool, err)
 	}
 	return &ToolPart{PartBase: raw.PartBase, CallID: raw.CallID, Tool: raw.Tool, State: st, Metadata: raw.Metadata,
-		Kind: raw.Kind, Touches: raw.Touches}, nil
+		Kind: raw.Kind, Touches: raw.Touches, Summary: raw.Summary}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/codeloop/codeloop/internal/id"
 	"github.com/codeloop/codeloop/internal/message"
 	"github.com/codeloop/codeloop/internal/proc"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // Limits of a user's shell command's recorded output.
@@ -100,7 +101,7 @@ func (e *Engine) Shell(ctx context.Context, in ShellInput) (message.Message, err
 	input, _ := json.Marshal(map[string]string{"command": command})
 	partID := id.Ascending(id.Part)
 	call := &message.ToolPart{PartBase: message.PartBase{ID: partID, SessionID: in.SessionID, MessageID: answer.ID},
-		CallID: partID, Tool: "bash",
+		CallID: partID, Tool: "bash", Kind: string(tool.KindExecute), Summary: command,
 		State: message.ToolState{Status: message.ToolRunning, Input: input, Title: command, Time: message.ToolTime{Start: now}}}
 	if err := e.sessions.PutPart(save, call); err != nil {
 		return message.Message{}, err

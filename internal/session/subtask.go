@@ -116,6 +116,9 @@ func (e *Engine) runTaskTool(ctx context.Context, sess Info, user *message.Messa
 		if t.ID() != TaskTool {
 			continue
 		}
+		mu.Lock()
+		part.Kind, part.Touches, part.Summary = describeCall(t, part.State.Input, e.cfg.Directory)
+		mu.Unlock()
 		call := &tool.Call{
 			ID: part.CallID, Tool: TaskTool, Input: part.State.Input, SessionID: sess.ID, MessageID: info.ID,
 			Agent: agent.Name, Dir: e.cfg.Directory, Worktree: e.cfg.Worktree,

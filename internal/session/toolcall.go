@@ -124,7 +124,7 @@ func (p *processor) toolCall(ctx context.Context, callID, name, input string) {
 		}
 	}
 	if t != nil {
-		part.Kind, part.Touches = describeCall(t, st.Input, p.e.cfg.Directory)
+		part.Kind, part.Touches, part.Summary = describeCall(t, st.Input, p.e.cfg.Directory)
 	}
 	if p.lastStep && st.Status == message.ToolRunning {
 		st.Status = message.ToolError
@@ -278,12 +278,12 @@ func (a callAsker) Ask(ctx context.Context, req permission.Request) error {
 	return a.p.Ask(ctx, a.rules, req)
 }
 
-// describeCall is what a call's tool says it is and touches, as recorded
-// on its part for the front ends.
-func describeCall(t tool.Tool, input json.RawMessage, dir string) (string, []message.ToolTouch) {
+// describeCall is what a call's tool says it is, touches and works on, as
+// recorded on its part for the front ends.
+func describeCall(t tool.Tool, input json.RawMessage, dir string) (string, []message.ToolTouch, string) {
 	var touches []message.ToolTouch
 	for _, f := range tool.Touches(t, input, dir) {
 		touches = append(touches, message.ToolTouch{Path: f.Path, Line: f.Line, Write: f.Write})
 	}
-	return string(tool.Describe(t).Kind), touches
+	return string(tool.Describe(t).Kind), touches, tool.Summary(t, input, dir)
 }

@@ -44,6 +44,15 @@ func (t *Tool) Traits() tool.Traits { return tool.Traits{Kind: tool.KindRead, Co
 // Touches returns nil: a skill is named, not a path.
 func (t *Tool) Touches(json.RawMessage, string) []tool.Touch { return nil }
 
+// Summary is the name of the skill a call loads.
+func (t *Tool) Summary(input json.RawMessage, _ string) string {
+	var in struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(input, &in)
+	return in.Name
+}
+
 // Description explains the tool and lists the skills the model may load.
 func (t *Tool) Description() string {
 	skills := t.set.ForModel(nil)

@@ -119,7 +119,7 @@ func New(o Options) *Tool {
 		o.Depth = DefaultDepth
 	}
 	t := &Tool{opts: o}
-	t.def = tool.Must(tool.Def[params]{ID: ID, Run: t.run})
+	t.def = tool.Must(tool.Def[params]{ID: ID, Run: t.run, Summary: summary})
 	return t
 }
 
@@ -135,6 +135,23 @@ func (t *Tool) Traits() tool.Traits { return tool.Traits{Kind: tool.KindThink, C
 
 // Touches returns nil: what a sub-agent touches is its own calls'.
 func (t *Tool) Touches(json.RawMessage, string) []tool.Touch { return nil }
+
+// Summary is the task's description and the sub-agent that does it.
+func (t *Tool) Summary(input json.RawMessage, dir string) string {
+	return t.def.(tool.Describer).Summary(input, dir)
+}
+
+// summary is what a call's line says of a task: its description, with
+// the sub-agent that runs it.
+func summary(p params, _ string) string {
+	switch {
+	case p.Description == "":
+		return ""
+	case p.SubagentType == "":
+		return p.Description
+	}
+	return p.Description + " (@" + p.SubagentType + ")"
+}
 
 // Description lists every sub-agent; DescriptionFor is what an agent
 // should be shown.

@@ -17,6 +17,7 @@ func newApplyPatch(env Env, locks *fileLocks) Tool {
 	return Must(Def[applyPatchParams]{
 		Traits:      Traits{Kind: KindEdit, Contained: true},
 		Touches:     patchTouches,
+		Summary:     patchSummary,
 		ID:          "apply_patch",
 		Description: describe("apply_patch"),
 		Truncate:    env.Truncator,
@@ -70,6 +71,7 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 		rel     []string
 		diffs   []string
 		files   []map[string]any
+		changes []Change
 		summary []string
 	)
 	for _, c := range plan.changes {
@@ -92,6 +94,7 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 			f["file"] = c.path
 		}
 		files = append(files, f)
+		changes = append(changes, patchFileChange(c, diff))
 		summary = append(summary, fmt.Sprintf("%c %s", c.kind, name))
 	}
 	diff := strings.Join(diffs, "\n")
@@ -126,14 +129,29 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 			diffs[i] = d
 			add, del := diffStats(d)
 			files[i]["patch"], files[i]["additions"], files[i]["deletions"] = d, add, del
+			c.after = string(now)
+			changes[i] = patchFileChange(c, d)
 			diff = strings.Join(diffs, "\n")
 		}
 	}
 	return &Result{
 		Title:    strings.Join(summary, ", "),
 		Output:   "Success. Updated the following files:\n" + strings.Join(summary, "\n") + note,
-		Metadata: map[string]any{"diff": diff, "files": files},
+		Metadata: map[string]any{"diff": diff, "files": files, ChangesKey: changes},
 	}, nil
+}
+
+// patchFileChange is the Change of one file of a patch.
+func patchFileChange(c patchChange, diff string) Change {
+	switch {
+	case c.dest != c.path:
+		return newChange(ChangeMove, c.path, c.dest, diff, c.before, c.after)
+	case c.kind == 'A':
+		return newChange(ChangeAdd, c.path, "", diff, c.before, c.after)
+	case c.kind == 'D':
+		return newChange(ChangeDelete, c.path, "", diff, c.before, "")
+	}
+	return newChange(ChangeUpdate, c.path, "", diff, c.before, c.after)
 }
 
 func sortedUnique(s []string) []string {
@@ -147,6 +165,29 @@ func sortedUnique(s []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// patchSummary names the files a patch changes, relative to dir, each
+// after the letter of its change (A add, M update, D delete, R move),
+// as the call's title does once it is done.
+func patchSummary(p applyPatchParams, dir string) string {
+	ops, err := parsePatch(p.PatchText)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, op := range ops {
+		path := shown(dir, absPath(dir, op.path))
+		switch {
+		case op.moveTo != "":
+			names = append(names, "R "+path+" → "+shown(dir, absPath(dir, op.moveTo)))
+		case op.kind == 'U':
+			names = append(names, "M "+path)
+		default:
+			names = append(names, string(op.kind)+" "+path)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // patchTouches returns the files a patch changes: each added, updated,

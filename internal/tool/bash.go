@@ -60,6 +60,7 @@ func newBash(env Env) Tool {
 	var terminalOff sync.Once
 	return Must(Def[bashParams]{
 		Traits:      Traits{Kind: KindExecute},
+		Summary:     func(p bashParams, _ string) string { return p.Command },
 		ID:          "bash",
 		Description: describe("bash"),
 		Schema: func(s *jsonschema.Schema) {
@@ -177,7 +178,7 @@ func runBash(ctx context.Context, env Env, call *Call, p bashParams, terminalOff
 		if len(patterns) == 0 {
 			patterns = []string{p.Command}
 		}
-		meta := map[string]any{"command": p.Command, "description": p.Description}
+		meta := map[string]any{"command": p.Command, "description": p.Description, "workdir": dir}
 		if a.Reason != "" {
 			meta["reason"] = a.Reason
 		}

@@ -25,6 +25,7 @@ type codeSearchParams struct {
 func newCodeSearch(env Env) Tool {
 	return Must(Def[codeSearchParams]{
 		Traits:      Traits{Kind: KindSearch, Contained: true},
+		Summary:     func(p codeSearchParams, _ string) string { return p.Query },
 		ID:          "codesearch",
 		Description: describe("codesearch"),
 		Schema: func(s *jsonschema.Schema) {

@@ -28,9 +28,11 @@ type Def[P any] struct {
 	Truncate *Truncator
 	Tail     bool
 	// Traits describe the tool (see Describer); Touches, when set,
-	// returns the files a call with arguments p reads or changes.
+	// returns the files a call with arguments p reads or changes, and
+	// Summary says in a few words what it works on.
 	Traits  Traits
 	Touches func(p P, dir string) []Touch
+	Summary func(p P, dir string) string
 }
 
 // InvalidArgumentsError reports arguments that do not satisfy a tool's
@@ -103,6 +105,19 @@ func (d *defined[P]) Touches(input json.RawMessage, dir string) []Touch {
 		return nil
 	}
 	return d.def.Touches(p, dir)
+}
+
+// Summary decodes the arguments and says what they work on; "" when they
+// do not decode.
+func (d *defined[P]) Summary(input json.RawMessage, dir string) string {
+	if d.def.Summary == nil {
+		return ""
+	}
+	p, err := d.decode(input)
+	if err != nil {
+		return ""
+	}
+	return d.def.Summary(p, dir)
 }
 
 // Run validates and decodes the call's arguments, runs the tool and

@@ -17,6 +17,7 @@ func newEdit(env Env, locks *fileLocks) Tool {
 	return Must(Def[editParams]{
 		Traits:      Traits{Kind: KindEdit, Contained: true},
 		Touches:     func(p editParams, dir string) []Touch { return touch(dir, p.FilePath, true) },
+		Summary:     func(p editParams, dir string) string { return shown(dir, p.FilePath) },
 		ID:          "edit",
 		Description: describe("edit"),
 		Truncate:    env.Truncator,
@@ -48,7 +49,8 @@ func runEdit(ctx context.Context, env Env, locks *fileLocks, call *Call, p editP
 	if err != nil {
 		return nil, err
 	}
-	meta := map[string]any{"filepath": ch.path, "diff": ch.diff, "filediff": fileDiff(ch.path, ch.diff)}
+	meta := map[string]any{"filepath": ch.path, "diff": ch.diff, "filediff": fileDiff(ch.path, ch.diff),
+		ChangesKey: []Change{ch.change}}
 	if strategy != "" {
 		meta["strategy"] = strategy
 	}

@@ -25,6 +25,7 @@ func newGlob(env Env) Tool {
 	return Must(Def[globParams]{
 		Traits:      Traits{Kind: KindSearch, Contained: true},
 		Touches:     func(p globParams, dir string) []Touch { return touch(dir, p.Path, false) },
+		Summary:     func(p globParams, _ string) string { return p.Pattern },
 		ID:          "glob",
 		Description: describe("glob"),
 		Truncate:    env.Truncator,

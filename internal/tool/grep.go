@@ -30,6 +30,7 @@ func newGrep(env Env) Tool {
 	return Must(Def[grepParams]{
 		Traits:      Traits{Kind: KindSearch, Contained: true},
 		Touches:     func(p grepParams, dir string) []Touch { return touch(dir, p.Path, false) },
+		Summary:     func(p grepParams, _ string) string { return p.Pattern },
 		ID:          "grep",
 		Description: describe("grep"),
 		Truncate:    env.Truncator,

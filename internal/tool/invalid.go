@@ -12,6 +12,7 @@ type invalidParams struct {
 func newInvalid() Tool {
 	return Must(Def[invalidParams]{
 		Traits:      Traits{Kind: KindOther, Contained: true},
+		Summary:     func(p invalidParams, _ string) string { return p.Tool },
 		ID:          InvalidID,
 		Description: describe("invalid"),
 		Run: func(_ context.Context, _ *Call, p invalidParams) (*Result, error) {

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -163,6 +164,7 @@ type questionParams struct {
 func newQuestion(env Env) Tool {
 	return Must(Def[questionParams]{
 		Traits:      Traits{Kind: KindThink, Contained: true},
+		Summary:     questionSummary,
 		ID:          "question",
 		Description: describe("question"),
 		Schema: func(s *jsonschema.Schema) {
@@ -209,4 +211,13 @@ func newQuestion(env Env) Tool {
 			}, nil
 		},
 	})
+}
+
+// questionSummary lists the headers of a call's questions.
+func questionSummary(p questionParams, _ string) string {
+	var qs []string
+	for _, q := range p.Questions {
+		qs = append(qs, cmp.Or(q.Header, q.Question))
+	}
+	return strings.Join(qs, "; ")
 }

@@ -35,7 +35,8 @@ type readParams struct {
 
 func newRead(env Env) Tool {
 	return Must(Def[readParams]{
-		Traits: Traits{Kind: KindRead, Contained: true},
+		Traits:  Traits{Kind: KindRead, Contained: true},
+		Summary: func(p readParams, dir string) string { return shown(dir, p.FilePath) },
 		Touches: func(p readParams, dir string) []Touch {
 			t := touch(dir, p.FilePath, false)
 			if len(t) > 0 && p.Offset > 0 {

@@ -37,6 +37,7 @@ type todoWriteParams struct {
 func newTodoWrite(env Env) Tool {
 	return Must(Def[todoWriteParams]{
 		Traits:      Traits{Kind: KindThink, Contained: true},
+		Summary:     todoSummary,
 		ID:          "todowrite",
 		Description: describe("todowrite"),
 		Schema: func(s *jsonschema.Schema) {
@@ -86,4 +87,15 @@ func newTodoWrite(env Env) Tool {
 			}, nil
 		},
 	})
+}
+
+// todoSummary counts the done items of a call's todo list.
+func todoSummary(p todoWriteParams, _ string) string {
+	done := 0
+	for _, t := range p.Todos {
+		if t.Status == "completed" {
+			done++
+		}
+	}
+	return fmt.Sprintf("%d of %d done", done, len(p.Todos))
 }

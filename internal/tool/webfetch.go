@@ -41,6 +41,7 @@ type webFetchParams struct {
 func newWebFetch(env Env) Tool {
 	return Must(Def[webFetchParams]{
 		Traits:      Traits{Kind: KindFetch, Contained: true},
+		Summary:     func(p webFetchParams, _ string) string { return p.URL },
 		ID:          "webfetch",
 		Description: describe("webfetch"),
 		Schema: func(s *jsonschema.Schema) {

@@ -156,6 +156,7 @@ type webSearchParams struct {
 func newWebSearch(env Env) Tool {
 	return Must(Def[webSearchParams]{
 		Traits:      Traits{Kind: KindSearch, Contained: true},
+		Summary:     func(p webSearchParams, _ string) string { return p.Query },
 		ID:          "websearch",
 		Description: describe("websearch"),
 		Schema: func(s *jsonschema.Schema) {

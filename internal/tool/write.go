@@ -23,6 +23,7 @@ func newWrite(env Env, locks *fileLocks) Tool {
 	return Must(Def[writeParams]{
 		Traits:      Traits{Kind: KindEdit, Contained: true},
 		Touches:     func(p writeParams, dir string) []Touch { return touch(dir, p.FilePath, true) },
+		Summary:     func(p writeParams, dir string) string { return shown(dir, p.FilePath) },
 		ID:          "write",
 		Description: describe("write"),
 		Truncate:    env.Truncator,
@@ -44,6 +45,7 @@ func newWrite(env Env, locks *fileLocks) Tool {
 					"exists":   ch.existed,
 					"diff":     ch.diff,
 					"filediff": fileDiff(ch.path, ch.diff),
+					ChangesKey: []Change{ch.change},
 				},
 			}, nil
 		},
@@ -56,6 +58,7 @@ type fileChange struct {
 	existed bool
 	note    string // what env.AfterChange said, as a paragraph
 	diff    string
+	change  Change
 }
 
 // changeFile is how write and edit change a file: it resolves filePath
@@ -111,9 +114,15 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 	note := env.afterChange(ctx, call, []string{path})
 	if now, err := readText(ctx, call, path); err == nil && string(now) != updated {
 		// A formatter changed the file: the diff shows what it holds now.
-		diff = unifiedDiff(path, old, string(now))
+		updated = string(now)
+		diff = unifiedDiff(path, old, updated)
 	}
-	return fileChange{path: path, existed: existed, diff: diff, note: note}, nil
+	typ := ChangeUpdate
+	if !existed {
+		typ = ChangeAdd
+	}
+	return fileChange{path: path, existed: existed, diff: diff, note: note,
+		change: newChange(typ, path, "", diff, old, updated)}, nil
 }
 
 // readExisting returns the content of path (through the call's file

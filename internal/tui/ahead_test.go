@@ -91,7 +91,7 @@ func TestRenderAheadMatchesView(t *testing.T) {
 		answer("msg_02", "msg_01", 10,
 			client.Part{Type: client.PartReasoning, Text: "thinking\nabout it", Time: &client.PartTime{Start: 1, End: 2}},
 			text("## Plan\n\n- **one**\n- `two`\n\n```go\nfunc main() {}\n```"),
-			withMeta(toolCall("e", "edit", `{"filePath":"greet.go"}`, client.ToolCompleted, "Edit applied successfully."),
+			withMeta(toolCall("e", "edit", `{"filePath":"greet.go","oldString":"\tgreet()\n\tgreet()","newString":"\tgreet() // once"}`, client.ToolCompleted, "Edit applied successfully."),
 				map[string]any{"diff": greetDiff}),
 			toolCall("b", "bash", `{"command":"make"}`, client.ToolError, "boom"),
 		),

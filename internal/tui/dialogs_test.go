@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,6 +57,7 @@ func TestPermissionSays(t *testing.T) {
 	dir := t.TempDir()
 	withDir := testsAsk
 	withDir.ID, withDir.Tool = "per_2", &client.ToolRef{MessageID: "msg_02", CallID: "c1"}
+	withDir.Metadata = map[string]any{"command": "go test ./...", "description": "Run the unit tests", "workdir": filepath.Join(dir, "internal", "tui")}
 	created := client.PermissionRequest{ID: "per_3", SessionID: sessID, Permission: "edit", Patterns: []string{"hello.go"}, Always: []string{"*"},
 		Metadata: map[string]any{"filepath": dir + "/hello.go", "diff": "--- " + dir + "/hello.go\n+++ " + dir + "/hello.go\n@@ -0,0 +1,2 @@\n+package main\n+\n"}}
 	changed := created
@@ -109,8 +111,8 @@ func TestToolLineRelative(t *testing.T) {
 	m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{
 		userMsg("msg_01", "Read it"),
 		answer("msg_02", "msg_01", 100,
-			toolCall("c1", "read", `{"filePath":"`+dir+`/internal/x.go"}`, client.ToolCompleted, ""),
-			toolCall("c2", "read", `{"filePath":"/etc/hosts"}`, client.ToolCompleted, "")),
+			toolCallIn(dir, "c1", "read", `{"filePath":"`+dir+`/internal/x.go"}`, client.ToolCompleted, ""),
+			toolCallIn(dir, "c2", "read", `{"filePath":"/etc/hosts"}`, client.ToolCompleted, "")),
 	}})
 	got := screen(m)
 	if !strings.Contains(got, "read internal/x.go") || strings.Contains(got, dir) || !strings.Contains(got, "read /etc/hosts") {

@@ -188,7 +188,7 @@ func (m *Model) childEvent(cp *childProgress, e client.Event) {
 	}
 	cp.calls[pu.Part.ID] = pu.Part.State.Status
 	cp.current = pu.Part.Tool
-	if s := toolSummary(pu.Part.Tool, pu.Part.State, m.opts.Dir); s != "" {
+	if s := toolSummary(pu.Part, pu.Part.State); s != "" {
 		cp.current += " " + firstLine(s)
 	}
 	if te, ok := m.tr.find(m.childEntry[cp.sessionID]).(*toolEntry); ok {
@@ -269,8 +269,10 @@ func (m *Model) applyPart(p client.Part) {
 			e.child, m.childEntry[id] = m.children[id], key
 		}
 		m.noteChanges(key, p)
-		if p.Tool == "todowrite" && p.State != nil && p.State.Status == client.ToolCompleted {
-			m.todos = todosOf(p.State)
+		if p.State != nil && p.State.Status == client.ToolCompleted {
+			if todos := todosOf(p.State); todos != nil {
+				m.todos = todos
+			}
 		}
 		m.tr.put(e)
 	case client.PartRetry:

@@ -38,7 +38,7 @@ func transcriptMarkdown(title string, msgs []client.Message) string {
 					continue
 				}
 				in, _ := json.Marshal(st.Input)
-				fmt.Fprintf(&b, "\nTool %s (%s): %s\n", p.Tool, st.Status, firstLine(toolSummaryOr(p.Tool, st, string(in))))
+				fmt.Fprintf(&b, "\nTool %s (%s): %s\n", p.Tool, st.Status, firstLine(toolSummaryOr(p, st, string(in))))
 				out := st.Output
 				if st.Status == client.ToolError {
 					out = st.Error
@@ -52,8 +52,8 @@ func transcriptMarkdown(title string, msgs []client.Message) string {
 	return b.String()
 }
 
-func toolSummaryOr(tool string, st *client.ToolState, fallback string) string {
-	if s := toolSummary(tool, st, ""); s != "" {
+func toolSummaryOr(p client.Part, st *client.ToolState, fallback string) string {
+	if s := toolSummary(p, st); s != "" {
 		return s
 	}
 	return fallback

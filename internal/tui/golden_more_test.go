@@ -21,10 +21,10 @@ func sidebarSession(m *Model) {
 	m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{
 		userMsg("msg_01", "Greet only once and document it"),
 		answer("msg_02", "msg_01", 42000,
-			toolCall("c0", "todowrite", todos, client.ToolCompleted, ""),
-			withMeta(toolCall("c1", "edit", `{"filePath":"greet.go"}`, client.ToolCompleted, "Edit applied successfully."),
-				map[string]any{"diff": greetDiff}),
-			withMeta(toolCall("c2", "write", `{"filePath":"docs/greeting.md"}`, client.ToolCompleted, "Wrote the file."),
+			todoCall("c0", todos),
+			withMeta(toolCall("c1", "edit", `{"filePath":"greet.go","oldString":"\tgreet()\n\tgreet()","newString":"\tgreet() // once"}`, client.ToolCompleted, "Edit applied successfully."),
+				map[string]any{client.ChangesKey: []client.FileChange{{Path: "greet.go", Type: client.ChangeUpdate, Patch: greetDiff}}}),
+			withMeta(toolCall("c2", "write", `{"filePath":"docs/greeting.md","content":"# Greeting\n\nSaid once.\n"}`, client.ToolCompleted, "Wrote the file."),
 				map[string]any{"diff": created}),
 			text("The greeting is printed once now, and docs/greeting.md says so.")),
 	}})

@@ -54,12 +54,30 @@ func text(s string) client.Part {
 }
 
 func toolCall(callID, tool, input, status, output string) client.Part {
-	return client.Part{Type: client.PartTool, CallID: callID, Tool: tool,
-		State: &client.ToolState{Status: status, Input: json.RawMessage(input), Output: output, Time: &client.ToolTime{Start: 1, End: 2}}}
+	return toolCallIn("", callID, tool, input, status, output)
+}
+
+// toolCallIn is a call made in the project dir, described as the engine
+// describes it.
+func toolCallIn(dir, callID, tool, input, status, output string) client.Part {
+	return describedIn(client.Part{Type: client.PartTool, CallID: callID, Tool: tool,
+		State: &client.ToolState{Status: status, Input: json.RawMessage(input), Output: output, Time: &client.ToolTime{Start: 1, End: 2}}}, dir)
 }
 
 // greetDiff is the diff of an edit that removes a line.
 const greetDiff = "--- greet.go\n+++ greet.go\n@@ -1,7 +1,6 @@\n package main\n \n func main() {\n-\tgreet()\n-\tgreet()\n+\tgreet() // once\n }\n"
+
+// todoCall is a completed todowrite call with input, whose metadata
+// holds the list it wrote, as the tool's does.
+func todoCall(callID, input string) client.Part {
+	var in struct {
+		Todos []client.Todo `json:"todos"`
+	}
+	if err := json.Unmarshal([]byte(input), &in); err != nil {
+		panic(err)
+	}
+	return withMeta(toolCall(callID, "todowrite", input, client.ToolCompleted, ""), map[string]any{"todos": in.Todos})
+}
 
 // withMeta sets a tool call's metadata.
 func withMeta(p client.Part, md map[string]any) client.Part {
@@ -129,15 +147,15 @@ var scenarios = []struct {
 			`{"content":"Remove it","status":"in_progress","priority":"high"},{"content":"Run the tests","status":"pending","priority":"medium"}]}`
 		m.Update(sessionMsg{sess: goldenSession(), msgs: []client.Message{
 			userMsg("msg_01", "Fix the greeting and check the docs"),
-			answer("msg_02", "msg_01", 2500, toolCall("c1", "todowrite", todos, client.ToolCompleted, ""),
+			answer("msg_02", "msg_01", 2500, todoCall("c1", todos),
 				withMeta(toolCall("c2", "task", `{"description":"Read the docs","prompt":"read","subagent_type":"explore"}`, client.ToolRunning, ""),
 					map[string]any{"sessionId": "ses_child"})),
 		}, status: client.SessionStatus{Type: client.StatusBusy}})
 		m.Update(eventsMsg{
-			client.PartUpdatedEvent{Part: client.Part{ID: "prt_c1", SessionID: "ses_child", MessageID: "msg_c1", Type: client.PartTool, Tool: "grep",
-				State: &client.ToolState{Status: client.ToolCompleted, Input: []byte(`{"pattern":"greet"}`)}}},
-			client.PartUpdatedEvent{Part: client.Part{ID: "prt_c2", SessionID: "ses_child", MessageID: "msg_c1", Type: client.PartTool, Tool: "read",
-				State: &client.ToolState{Status: client.ToolRunning, Input: []byte(`{"filePath":"README.md"}`)}}},
+			client.PartUpdatedEvent{Part: describedIn(client.Part{ID: "prt_c1", SessionID: "ses_child", MessageID: "msg_c1", Type: client.PartTool, Tool: "grep",
+				State: &client.ToolState{Status: client.ToolCompleted, Input: []byte(`{"pattern":"greet"}`)}}, "")},
+			client.PartUpdatedEvent{Part: describedIn(client.Part{ID: "prt_c2", SessionID: "ses_child", MessageID: "msg_c1", Type: client.PartTool, Tool: "read",
+				State: &client.ToolState{Status: client.ToolRunning, Input: []byte(`{"filePath":"README.md"}`)}}, "")},
 		})
 	}},
 	{"search", func(m *Model) {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -324,15 +325,16 @@ func onOff(what string, on bool) string {
 	return what + ": off"
 }
 
-// shellCommandAfter is the command of the bash call that follows the
-// user's message id, "" when none does.
+// shellCommandAfter is the command of the call that runs one after the
+// user's message id, "" when none does. A user's command's call is
+// titled by the whole command; its summary is the command's first line.
 func (m *Model) shellCommandAfter(id string) string {
 	for _, e := range m.tr.entries {
 		if messageOf(e) <= id {
 			continue
 		}
-		if te, ok := e.(*toolEntry); ok && te.part.Tool == "bash" {
-			return inputString(te.state(), "command")
+		if te, ok := e.(*toolEntry); ok && te.part.Kind == client.KindExecute {
+			return cmp.Or(te.state().Title, te.part.Summary)
 		}
 		if _, ok := e.(*userEntry); ok {
 			break

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -57,26 +56,13 @@ func choiceLabel(ch permChoice, req client.PermissionRequest) string {
 	return label
 }
 
-// callWorkdir is the directory a bash request's command runs in: its
-// call's workdir, else the project's.
+// callWorkdir is the directory a command's request says it runs in,
+// else the project's.
 func (m *Model) callWorkdir(req client.PermissionRequest) string {
-	dir := m.opts.Dir
-	if req.Tool == nil {
-		return dir
+	if w, _ := req.Metadata["workdir"].(string); w != "" {
+		return w
 	}
-	for _, e := range m.tr.entries {
-		te, ok := e.(*toolEntry)
-		if !ok || te.part.CallID != req.Tool.CallID {
-			continue
-		}
-		if w := inputString(te.state(), "workdir"); w != "" {
-			if filepath.IsAbs(w) || dir == "" {
-				return w
-			}
-			return filepath.Join(dir, w)
-		}
-	}
-	return dir
+	return m.opts.Dir
 }
 
 // isCreation reports whether a file change's diff creates the file: its

@@ -28,7 +28,7 @@ func entryText(e entry) string {
 	case *toolEntry:
 		st := e.state()
 		s := e.part.Tool
-		if sum := toolSummary(e.part.Tool, st, ""); sum != "" {
+		if sum := toolSummary(e.part, st); sum != "" {
 			s += " " + sum
 		}
 		out := bashOutput(st)

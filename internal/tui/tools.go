@@ -58,11 +58,9 @@ func (e *toolEntry) state() *client.ToolState {
 	return e.part.State
 }
 
-// childSession is the id of the session a task call runs, once known.
+// childSession is the id of the session a call runs a sub-agent in
+// (a task's), once known.
 func (e *toolEntry) childSession() string {
-	if e.part.Tool != "task" {
-		return ""
-	}
 	id, _ := e.state().Metadata["sessionId"].(string)
 	return id
 }
@@ -88,7 +86,7 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 		mark = th.accent.Render("▸")
 	}
 	head := mark + icon + " " + th.toolName.Render(e.part.Tool)
-	if s := toolSummary(e.part.Tool, st, th.root); s != "" {
+	if s := toolSummary(e.part, st); s != "" {
 		head += " " + th.faint.Render(firstLine(s))
 	}
 	diff := parseDiff(toolDiff(st))
@@ -113,16 +111,16 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 			ls = append(ls[:foldedDiffLines:foldedDiffLines], th.faint.Render(fmt.Sprintf("… %d more lines · Ctrl+O shows all", more)))
 		}
 		indent(ls)
-	case e.part.Tool == "todowrite":
+	case len(todosOf(st)) > 0:
 		indent(todoLines(todosOf(st), inner, th))
-	case e.part.Tool == "task" && e.child != nil && st.Status == client.ToolRunning:
+	case e.child != nil && st.Status == client.ToolRunning:
 		done, all := e.child.counts()
 		line := fmt.Sprintf("%d of %d tool calls done", done, all)
 		if e.child.current != "" {
 			line += " · " + e.child.current
 		}
 		indent([]string{th.faint.Render(truncate(line, inner))})
-	case e.part.Tool == "bash" && !e.expanded:
+	case e.part.Kind == client.KindExecute && !e.expanded:
 		output := bashOutput(st)
 		if ls := lastLines(output, foldedBashLines); len(ls) > 0 {
 			if n := strings.Count(strings.TrimRight(output, "\n "), "\n") + 1; n > len(ls) {
@@ -133,7 +131,7 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 			}
 		}
 	}
-	if e.part.Tool == "task" && e.childSession() != "" && e.selected {
+	if e.childSession() != "" && e.selected {
 		out = append(out, "   "+th.faint.Render(truncate("Ctrl+O opens the sub-agent's session", inner)))
 	}
 	if e.expanded {
@@ -146,7 +144,7 @@ func (e *toolEntry) render(width int, th *theme, tag int) []string {
 // shows it) and its output or error.
 func (e *toolEntry) details(width int, th *theme, st *client.ToolState, diffShown bool) []string {
 	var out []string
-	pt := plainText{tab: th.tabs.width(inputString(st, "filePath"))}
+	pt := plainText{tab: th.tabs.width(e.firstTouch())}
 	add := func(title, body string, style func(string) string) {
 		out = append(out, "   "+th.faint.Render(title))
 		for _, l := range pt.render(body, width-5, style) {
@@ -174,16 +172,25 @@ func (e *toolEntry) details(width int, th *theme, st *client.ToolState, diffShow
 	return out
 }
 
-// inputString is the string field k of a call's input, "" when absent.
-func inputString(st *client.ToolState, k string) string {
-	var in map[string]any
-	_ = json.Unmarshal(st.Input, &in)
-	s, _ := in[k].(string)
-	return s
+// firstTouch is the first file the call reads or changes, "" for none.
+func (e *toolEntry) firstTouch() string {
+	if len(e.part.Touches) == 0 {
+		return ""
+	}
+	return e.part.Touches[0].Path
 }
 
-// toolDiff is the diff of a file-changing call, "" for other calls.
+// toolDiff is the diff of the files a call changed, "" for a call that
+// changed none. A call recorded before tools listed their changes has
+// its diff in OpenCode's metadata key.
 func toolDiff(st *client.ToolState) string {
+	if changes := st.Changes(); len(changes) > 0 {
+		patches := make([]string, len(changes))
+		for i, c := range changes {
+			patches[i] = c.Patch
+		}
+		return strings.Join(patches, "\n")
+	}
 	d, _ := st.Metadata["diff"].(string)
 	return d
 }
@@ -218,68 +225,36 @@ func orNone(s string) string {
 	return s
 }
 
-// toolSummary is what a call's line says about it: the command, the file,
-// the pattern.
-func toolSummary(tool string, st *client.ToolState, root string) string {
-	var in map[string]any
-	_ = json.Unmarshal(st.Input, &in)
-	str := func(k string) string { s, _ := in[k].(string); return s }
-	switch tool {
-	case "bash":
-		if c := str("command"); c != "" {
-			return "$ " + c
-		}
-	case "read", "edit", "write":
-		if p := str("filePath"); p != "" {
-			return relPath(root, p)
-		}
-	case "glob", "grep":
-		if p := str("pattern"); p != "" {
-			return p
-		}
-	case "task":
-		if d := str("description"); d != "" {
-			if a := str("subagent_type"); a != "" {
-				return d + " (@" + a + ")"
-			}
-			return d
-		}
-	case "webfetch":
-		if u := str("url"); u != "" {
-			return u
-		}
-	case "todowrite":
-		todos := todosOf(st)
-		done := 0
-		for _, t := range todos {
-			if t.Status == "completed" {
-				done++
-			}
-		}
-		return fmt.Sprintf("%d of %d done", done, len(todos))
-	}
-	if st.Title != "" {
+// toolSummary is what a call's line says about it: what the tool says
+// the call works on (a command after a prompt sign), else the call's
+// title, else its arguments.
+func toolSummary(p client.Part, st *client.ToolState) string {
+	switch {
+	case p.Summary != "" && p.Kind == client.KindExecute:
+		return "$ " + p.Summary
+	case p.Summary != "":
+		return p.Summary
+	case st.Title != "":
 		return st.Title
 	}
-	if len(in) > 0 {
-		b, _ := json.Marshal(in)
-		return string(b)
+	var buf bytes.Buffer
+	if json.Compact(&buf, st.Input) == nil && buf.String() != "{}" {
+		return buf.String()
 	}
 	return ""
 }
 
-// todosOf reads the todo list a todowrite call wrote.
+// todosOf reads the todo list a call wrote (OpenCode's todos metadata).
 func todosOf(st *client.ToolState) []client.Todo {
-	var in struct {
-		Todos []client.Todo `json:"todos"`
+	raw, ok := st.Metadata["todos"]
+	if !ok {
+		return nil
 	}
-	if raw, ok := st.Metadata["todos"]; ok {
-		if b, err := json.Marshal(raw); err == nil && json.Unmarshal(b, &in.Todos) == nil && len(in.Todos) > 0 {
-			return in.Todos
-		}
+	var todos []client.Todo
+	if b, err := json.Marshal(raw); err == nil {
+		_ = json.Unmarshal(b, &todos)
 	}
-	_ = json.Unmarshal(st.Input, &in)
-	return in.Todos
+	return todos
 }
 
 // todoLines draws a todo list: a box per item, ticked when done.

@@ -155,7 +155,7 @@ func benchMessages(n int) []client.Message {
 			parts = append(parts, toolCall("c", "bash", `{"command":"go test ./..."}`, client.ToolCompleted, "ok  \texample.com/greet\t0.01s"))
 		}
 		if i%16 == 0 {
-			parts = append(parts, withMeta(toolCall("e", "edit", `{"filePath":"greet.go"}`, client.ToolCompleted, "Edit applied successfully."),
+			parts = append(parts, withMeta(toolCall("e", "edit", `{"filePath":"greet.go","oldString":"\tgreet()\n\tgreet()","newString":"\tgreet() // once"}`, client.ToolCompleted, "Edit applied successfully."),
 				map[string]any{"diff": greetDiff}))
 		}
 		msgs = append(msgs, answer(fmt.Sprintf("msg_%06d", i+1), u, 1000, parts...))

@@ -117,7 +117,7 @@ func toPart(p message.Part) client.Part {
 	case *message.FilePart:
 		out.Mime, out.Filename, out.URL, out.Source = p.Mime, p.Filename, p.URL, p.Source
 	case *message.ToolPart:
-		out.CallID, out.Tool, out.Kind = p.CallID, p.Tool, p.Kind
+		out.CallID, out.Tool, out.Kind, out.Summary = p.CallID, p.Tool, p.Kind, p.Summary
 		for _, t := range p.Touches {
 			out.Touches = append(out.Touches, client.ToolTouch{Path: t.Path, Line: t.Line, Write: t.Write})
 		}

@@ -281,9 +281,9 @@ function applyVisible(atEnd) {
 
 function notePaths(m) {
   for (const p of m.parts) {
-    const inp = p.type === 'tool' && p.state && p.state.input;
-    const path = inp && typeof inp === 'object' && (inp.filePath || inp.path);
-    if (typeof path === 'string' && path.length < 300) S.paths.add(path);
+    for (const t of (p.type === 'tool' && p.touches) || []) {
+      if (typeof t.path === 'string' && t.path.length < 300) S.paths.add(t.path);
+    }
   }
 }
 

@@ -119,12 +119,17 @@ function toolInput(st) {
   return typeof st.input === 'string' ? (() => { try { return JSON.parse(st.input); } catch { return {}; } })() : st.input;
 }
 
-/** toolLine summarises a call: its title, or its main argument. */
+/** toolLine summarises a call: what its tool says it works on, else its title. */
 function toolLine(p) {
   const st = p.state || {};
-  if (st.title) return st.title;
-  const inp = toolInput(st);
-  return inp.command || inp.filePath || inp.path || inp.pattern || inp.url || inp.description || '';
+  return p.summary || st.title || '';
+}
+
+/** toolDiff is the diff of the files a call changed, as its tool lists them (OpenCode's diff for older calls). */
+function toolDiff(st) {
+  const meta = st.metadata || {};
+  if (Array.isArray(meta.changes) && meta.changes.length) return meta.changes.map((c) => c.patch || '').join('\n');
+  return typeof meta.diff === 'string' ? meta.diff : '';
 }
 
 function renderTool(p, open) {
@@ -132,8 +137,7 @@ function renderTool(p, open) {
   const sum = document.createDocumentFragment();
   sum.append(el('span', 'tool-status ' + st.status, st.status === 'completed' ? '✓' : st.status === 'error' ? '✗' : '…'),
     el('span', 'tool-name', p.tool), el('span', 'tool-line', toolLine(p)));
-  const meta = st.metadata || {};
-  const diff = typeof meta.diff === 'string' && meta.diff ? meta.diff : '';
+  const diff = toolDiff(st);
   const box = el('div', 'tool');
   if (diff) {
     // Edits show their diff unfolded.
@@ -146,8 +150,10 @@ function renderTool(p, open) {
   return fold(p, open, sum, () => {
     const body = el('div', 'tool-body');
     const inp = toolInput(st);
-    if (inp.command) body.append(codeBlock(inp.command, 'sh'));
-    else if (Object.keys(inp).length) body.append(codeBlock(JSON.stringify(inp, null, 2), 'json'));
+    // A command shows as a command; a summary cut short leaves the arguments to show it whole.
+    const command = p.kind === 'execute' && p.summary;
+    if (command) body.append(codeBlock(p.summary, 'sh'));
+    if ((!command || p.summary.endsWith('…')) && Object.keys(inp).length) body.append(codeBlock(JSON.stringify(inp, null, 2), 'json'));
     if (st.status === 'error') body.append(el('pre', 'error', clip(st.error)));
     else if (st.output) body.append(el('pre', 'output', clip(st.output)));
     return body;
