@@ -100,10 +100,22 @@ type block struct {
 // Stream sends req and yields its events.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
 	return func(yield func(llm.Event) bool) {
-		params, opts := buildParams(req)
 		// The SDK sends the request and reports HTTP failures; the body it
 		// hands back is read here (see event.go). The SDK's stream is only
-		// closed, never iterated.
+		// closed, never iterated. A conversation without files is written
+		// directly (see body.go); the options then edit the body.
+		var params sdk.MessageNewParams
+		body, opts, direct := messagesBody(req)
+		if direct {
+			opts = append([]option.RequestOption{option.WithRequestBody("application/json", body)}, opts...)
+			// The SDK still sees the model and the thinking mode, which it
+			// checks before it sends; the body it writes of them is
+			// replaced.
+			params = sdk.MessageNewParams{Model: sdk.Model(req.Model)}
+			applyReasoning(&params, req.Options.Reasoning)
+		} else {
+			params, opts = buildParams(req)
+		}
 		var raw *http.Response
 		stream := p.svc.NewStreaming(ctx, params, append(opts, option.WithResponseInto(&raw))...)
 		defer stream.Close()
