@@ -242,10 +242,10 @@ func (h *history) view() (View, bool, error) {
 // decoded while it is read.
 func decodeHeld(msgs []*heldMessage) error {
 	for _, m := range msgs {
-		if err := decodeInfo(m); err != nil {
+		if err := decodeInfo(m, nil); err != nil {
 			return err
 		}
-		if err := decodeParts(m.parts); err != nil {
+		if err := decodeParts(m.parts, nil); err != nil {
 			return err
 		}
 	}
