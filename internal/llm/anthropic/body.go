@@ -52,11 +52,15 @@ func messagesBody(req *llm.Request) (body []byte, opts []option.RequestOption, o
 		// The SDK leaves an empty list of messages out.
 		return head, opts, true
 	}
-	size := len(head) + 16
+	// The body's size, short of escapes: each turn and block adds its
+	// keys, and a tool call its id and name.
+	size := len(head) + 16 + 36*len(msgs)
 	for i := range blocks {
 		part := blocks[i].part
-		size += len(part.Text) + len(part.Output) + len(part.Input) + len(part.Signature) + len(part.Redacted) + 128
+		size += len(part.Text) + len(part.Output) + len(part.Input) + len(part.Signature) + len(part.Redacted) + 64
+		size += len(part.ToolCallID) + len(part.ToolName)
 	}
+	size += size / 32 // some room for escapes
 	b := make([]byte, 0, size)
 	b = append(b, head[:at]...)
 	b = append(b, `,"messages":[`...)
