@@ -7,9 +7,11 @@
 // with the SDK's own request options (Config.Options).
 //
 // The SDK builds, signs and sends every request and reports HTTP
-// failures; the response stream itself is decoded here (event.go,
-// internal/sse), since the SDK's reflective decoder dominated the CPU
-// of long answers.
+// failures, except that the messages of a conversation without files are
+// written into the body here (body.go), and the response stream is
+// decoded here (event.go, internal/sse): the SDK's reflective encoder and
+// decoder dominated the CPU and memory of long histories and long
+// answers.
 //
 // The SDK's retries are off: the session loop owns retries. Only the
 // provider registry (internal/provider) and tests import this package.
