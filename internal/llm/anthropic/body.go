@@ -230,7 +230,7 @@ func appendBlock(b []byte, blk *bodyBlock) []byte {
 // escaped.
 func appendCompactJSON(b []byte, raw json.RawMessage) []byte {
 	buf := bytes.NewBuffer(b)
-	if bytes.IndexAny(raw, "<>&\u2028\u2029") < 0 {
+	if !bytes.ContainsAny(raw, "<>&\u2028\u2029") {
 		if json.Compact(buf, raw) != nil {
 			return append(b, "{}"...) // not reached: raw is valid
 		}
