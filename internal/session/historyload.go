@@ -20,7 +20,7 @@ const loadBatch = 256
 // parts are decoded while they are read (see readHistory), so h holds no
 // undecoded row when load returns without error.
 func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
-	h.valid, h.msgs, h.from = false, nil, ""
+	h.valid, h.msgs, h.from, h.cached = false, nil, "", nil
 	h.loads++
 	var (
 		rev  int64
