@@ -18,23 +18,27 @@ import (
 
 // fastInfo decodes b, a message of the given role, into m. It reports
 // false, leaving m unchanged, when b is not a shape it handles.
-func fastInfo(m *Info, role Role, b []byte) bool {
+func fastInfo(m *Info, role Role, b []byte) bool { return fastInfoShared(m, role, b, nil) }
+
+// fastInfoShared is fastInfo taking the values that repeat from message to
+// message (session, model, agent, path, …) from strs.
+func fastInfoShared(m *Info, role Role, b []byte, strs *Strings) bool {
 	if role != RoleUser && role != RoleAssistant {
 		return false
 	}
 	info := Info{Role: role}
-	s := fastScanner{b: b, ok: true}
+	s := fastScanner{b: b, ok: true, strs: strs}
 	user := role == RoleUser
 	s.object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
 			info.ID = s.str()
 		case "sessionID":
-			info.SessionID = s.str()
+			info.SessionID = s.shared()
 		case "role":
 			s.str()
 		case "agent":
-			info.Agent = s.str()
+			info.Agent = s.shared()
 		case "time":
 			s.object(func(key []byte) bool {
 				switch string(key) {
@@ -74,11 +78,11 @@ func fastUserField(s *fastScanner, info *Info, key []byte) bool {
 		s.object(func(key []byte) bool {
 			switch string(key) {
 			case "providerID":
-				info.Model.ProviderID = s.str()
+				info.Model.ProviderID = s.shared()
 			case "modelID":
-				info.Model.ModelID = s.str()
+				info.Model.ModelID = s.shared()
 			case "variant":
-				info.Model.Variant = s.str()
+				info.Model.Variant = s.shared()
 			default:
 				return false
 			}
@@ -96,15 +100,15 @@ func fastAssistantField(s *fastScanner, info *Info, key []byte) bool {
 	case "parentID":
 		info.ParentID = s.str()
 	case "modelID":
-		info.ModelID = s.str()
+		info.ModelID = s.shared()
 	case "providerID":
-		info.ProviderID = s.str()
+		info.ProviderID = s.shared()
 	case "mode":
-		info.Mode = s.str()
+		info.Mode = s.shared()
 	case "variant":
-		info.Variant = s.str()
+		info.Variant = s.shared()
 	case "finish":
-		info.Finish = s.str()
+		info.Finish = s.shared()
 	case "summary":
 		info.Summary = s.bool()
 	case "cost":
@@ -115,9 +119,9 @@ func fastAssistantField(s *fastScanner, info *Info, key []byte) bool {
 		s.object(func(key []byte) bool {
 			switch string(key) {
 			case "cwd":
-				info.Path.Cwd = s.str()
+				info.Path.Cwd = s.shared()
 			case "root":
-				info.Path.Root = s.str()
+				info.Path.Root = s.shared()
 			default:
 				return false
 			}
@@ -132,8 +136,12 @@ func fastAssistantField(s *fastScanner, info *Info, key []byte) bool {
 // fastPart decodes b, a part of type typ, when it is a text part, a step's
 // start or a step's finish of a shape it handles; it reports false
 // otherwise.
-func fastPart(typ string, b []byte) (Part, bool) {
-	s := fastScanner{b: b, ok: true}
+func fastPart(typ string, b []byte) (Part, bool) { return fastPartShared(typ, b, nil) }
+
+// fastPartShared is fastPart taking the values that repeat from part to
+// part (session, message, snapshot, …) from strs.
+func fastPartShared(typ string, b []byte, strs *Strings) (Part, bool) {
+	s := fastScanner{b: b, ok: true, strs: strs}
 	var (
 		p    Part
 		base *PartBase
@@ -178,7 +186,7 @@ func fastPart(typ string, b []byte) (Part, bool) {
 			if string(key) != "snapshot" {
 				return false
 			}
-			t.Snapshot = s.str()
+			t.Snapshot = s.shared()
 			return true
 		}
 	case TypeStepFinish:
@@ -187,9 +195,9 @@ func fastPart(typ string, b []byte) (Part, bool) {
 		read = func(key []byte) bool {
 			switch string(key) {
 			case "reason":
-				t.Reason = s.str()
+				t.Reason = s.shared()
 			case "snapshot":
-				t.Snapshot = s.str()
+				t.Snapshot = s.shared()
 			case "cost":
 				t.Cost = s.float()
 			case "tokens":
@@ -209,9 +217,9 @@ func fastPart(typ string, b []byte) (Part, bool) {
 		case "id":
 			base.ID = s.str()
 		case "sessionID":
-			base.SessionID = s.str()
+			base.SessionID = s.shared()
 		case "messageID":
-			base.MessageID = s.str()
+			base.MessageID = s.shared()
 		default:
 			return read(key)
 		}
@@ -226,9 +234,10 @@ func fastPart(typ string, b []byte) (Part, bool) {
 // fastScanner reads JSON values from b at i. Once a read fails, ok is false
 // and every later read does nothing.
 type fastScanner struct {
-	b  []byte
-	i  int
-	ok bool
+	b    []byte
+	i    int
+	ok   bool
+	strs *Strings // shares the strings read by shared; nil shares none
 }
 
 func (s *fastScanner) fail() { s.ok = false }
@@ -325,7 +334,13 @@ func (s *fastScanner) key() ([]byte, bool) {
 
 // str reads a string. Escapes of surrogate halves, control characters and
 // invalid UTF-8 fail the scan: encoding/json's replacements are left to it.
-func (s *fastScanner) str() string {
+func (s *fastScanner) str() string { return s.string(false) }
+
+// shared reads a string as str does, taking it from s.strs when it holds
+// an equal one.
+func (s *fastScanner) shared() string { return s.string(true) }
+
+func (s *fastScanner) string(shared bool) string {
 	s.space()
 	if !s.ok || s.i >= len(s.b) || s.b[s.i] != '"' {
 		s.fail()
@@ -341,8 +356,14 @@ func (s *fastScanner) str() string {
 				s.fail()
 				return ""
 			}
+			if shared {
+				return s.strs.bytes(s.b[start:j])
+			}
 			return string(s.b[start:j])
 		case c == '\\':
+			if shared {
+				return s.strs.share(s.unescape(start, j))
+			}
 			return s.unescape(start, j)
 		case c < 0x20:
 			s.fail()

@@ -194,7 +194,12 @@ func (m Info) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes OpenCode's user or assistant message.
-func (m *Info) UnmarshalJSON(b []byte) error {
+func (m *Info) UnmarshalJSON(b []byte) error { return m.Decode(b, nil) }
+
+// Decode decodes b as UnmarshalJSON does, taking the values that repeat
+// from message to message (session, model, agent, path, …) from strs when
+// it holds them; a nil strs shares nothing.
+func (m *Info) Decode(b []byte, strs *Strings) error {
 	role, ok := peekString(b, "role")
 	if !ok {
 		var head struct {
@@ -205,7 +210,7 @@ func (m *Info) UnmarshalJSON(b []byte) error {
 		}
 		role = string(head.Role)
 	}
-	if fastInfo(m, Role(role), b) {
+	if fastInfoShared(m, Role(role), b, strs) {
 		return nil
 	}
 	return m.decode(role, b)

@@ -297,7 +297,12 @@ func (p CompactionPart) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalPart decodes one part, choosing its type by the "type" field.
-func UnmarshalPart(b []byte) (Part, error) {
+func UnmarshalPart(b []byte) (Part, error) { return DecodePart(b, nil) }
+
+// DecodePart decodes b as UnmarshalPart does, taking the values that
+// repeat from part to part (session, message, snapshot, …) from strs when
+// it holds them; a nil strs shares nothing.
+func DecodePart(b []byte, strs *Strings) (Part, error) {
 	typ, ok := peekString(b, "type")
 	if !ok {
 		var head struct {
@@ -308,10 +313,15 @@ func UnmarshalPart(b []byte) (Part, error) {
 		}
 		typ = head.Type
 	}
-	if p, ok := fastPart(typ, b); ok {
+	if p, ok := fastPartShared(typ, b, strs); ok {
 		return p, nil
 	}
-	return unmarshalPartAs(typ, b)
+	p, err := unmarshalPartAs(typ, b)
+	if err == nil && strs != nil {
+		base := p.Base()
+		base.SessionID, base.MessageID = strs.share(base.SessionID), strs.share(base.MessageID)
+	}
+	return p, err
 }
 
 // unmarshalPartAs decodes b, a part of type typ, with encoding/json.

@@ -39,6 +39,10 @@ type history struct {
 	rev   int64
 	msgs  []*heldMessage // in id order
 	loads int            // how many times it was read from the store
+	// cached is the last view, while nothing was written or read since:
+	// the views a turn takes after its last write (the loop's last check,
+	// prune, Engine.Wait) share it instead of copying every message again.
+	cached *View
 }
 
 // heldMessage is a message of a history. raw is its stored JSON while it
@@ -99,6 +103,7 @@ func (s *Sessions) tracked(sessionID string, do func() error, apply func(h *hist
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.cached = nil
 	err := do()
 	switch {
 	case !h.valid:
@@ -164,7 +169,9 @@ type View struct {
 // stored messages from the last completed compaction on. It reads from the
 // store only what changed since the last call, unless another process
 // wrote to the session. The messages share their parts with later calls:
-// a caller that changes a part must store it (PutPart) or discard it.
+// a caller that changes a part must store it (PutPart) or discard it. The
+// slices themselves are shared with later calls until the next write, so
+// a caller must not change their elements.
 func (s *Sessions) View(ctx context.Context, sessionID string) (View, error) {
 	if s.noHistory {
 		all, err := s.Messages(ctx, sessionID)
@@ -206,6 +213,9 @@ func (s *Sessions) View(ctx context.Context, sessionID string) (View, error) {
 // view decodes what changed and returns the history. It reports false
 // when the history starts at a compaction the model no longer sees from.
 func (h *history) view() (View, bool, error) {
+	if h.cached != nil {
+		return *h.cached, true, nil
+	}
 	if err := decodeHeld(h.msgs); err != nil {
 		h.valid = false
 		return View{}, false, err
@@ -219,10 +229,16 @@ func (h *history) view() (View, bool, error) {
 		stored[i] = message.Message{Info: m.info, Parts: parts}
 	}
 	model := message.FilterCompacted(stored)
+	model = model[:len(model):len(model)] // a caller's append never writes into a shared view
 	start, ok := compactionStart(stored, model)
 	if !ok {
 		// Without a compaction the model sees everything.
-		return View{Stored: stored, From: h.from, Model: model}, h.from == "", nil
+		v := View{Stored: stored, From: h.from, Model: model}
+		if h.from != "" {
+			return v, false, nil
+		}
+		h.cached = &v
+		return v, true, nil
 	}
 	if start < h.from {
 		return View{}, false, nil
@@ -234,7 +250,9 @@ func (h *history) view() (View, bool, error) {
 		stored = stored[n:]
 		h.from = start
 	}
-	return View{Stored: stored, From: h.from, Model: model}, true, nil
+	v := View{Stored: stored, From: h.from, Model: model}
+	h.cached = &v
+	return v, true, nil
 }
 
 // decodeHeld decodes the messages and parts written since they were last
@@ -242,10 +260,10 @@ func (h *history) view() (View, bool, error) {
 // decoded while it is read.
 func decodeHeld(msgs []*heldMessage) error {
 	for _, m := range msgs {
-		if err := decodeInfo(m); err != nil {
+		if err := decodeInfo(m, nil); err != nil {
 			return err
 		}
-		if err := decodeParts(m.parts); err != nil {
+		if err := decodeParts(m.parts, nil); err != nil {
 			return err
 		}
 	}

@@ -20,7 +20,7 @@ const loadBatch = 256
 // parts are decoded while they are read (see readHistory), so h holds no
 // undecoded row when load returns without error.
 func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
-	h.valid, h.msgs, h.from = false, nil, ""
+	h.valid, h.msgs, h.from, h.cached = false, nil, "", nil
 	h.loads++
 	var (
 		rev  int64
@@ -109,12 +109,15 @@ type decodeBatch struct {
 
 func (b decodeBatch) len() int { return len(b.msgs) + len(b.parts) }
 
-// decode decodes the batch's messages and parts.
+// decode decodes the batch's messages and parts. The values they repeat
+// (the session id, the model, a part's message id, …) are held once per
+// batch.
 func (b decodeBatch) decode() error {
-	if err := decodeInfos(b.msgs); err != nil {
+	var strs message.Strings
+	if err := decodeInfos(b.msgs, &strs); err != nil {
 		return err
 	}
-	return decodeParts(b.parts)
+	return decodeParts(b.parts, &strs)
 }
 
 // decoders is the goroutines that decode a history while it is read. They
@@ -190,39 +193,47 @@ func (d *decoders) close(readErr error) error {
 }
 
 // decodeInfos decodes the pending infos of messages.
-func decodeInfos(msgs []*heldMessage) error {
+func decodeInfos(msgs []*heldMessage, strs *message.Strings) error {
 	for _, m := range msgs {
-		if err := decodeInfo(m); err != nil {
+		if err := decodeInfo(m, strs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// decodeInfo decodes a message's info if it is pending.
-func decodeInfo(m *heldMessage) error {
+// decodeInfo decodes a message's info if it is pending, sharing the
+// values strs holds (strs may be nil). The info's id is the row's.
+func decodeInfo(m *heldMessage, strs *message.Strings) error {
 	if m.raw == nil {
 		return nil
 	}
 	// Info decodes itself: calling it directly spares json.Unmarshal's
 	// validation pass, which Info's own decoding makes again.
 	var info message.Info
-	if err := info.UnmarshalJSON(m.raw); err != nil {
+	if err := info.Decode(m.raw, strs); err != nil {
 		return fmt.Errorf("decoding message %s: %w", m.id, err)
+	}
+	if info.ID == m.id {
+		info.ID = m.id
 	}
 	m.info, m.raw = info, nil
 	return nil
 }
 
-// decodeParts decodes the pending parts of a list.
-func decodeParts(parts []*heldPart) error {
+// decodeParts decodes the pending parts of a list, sharing the values strs
+// holds (strs may be nil). A part's id is its row's.
+func decodeParts(parts []*heldPart, strs *message.Strings) error {
 	for _, p := range parts {
 		if p.raw == nil {
 			continue
 		}
-		d, err := message.UnmarshalPart(p.raw)
+		d, err := message.DecodePart(p.raw, strs)
 		if err != nil {
 			return fmt.Errorf("decoding part %s: %w", p.id, err)
+		}
+		if base := d.Base(); base.ID == p.id {
+			base.ID = p.id
 		}
 		p.part, p.raw = d, nil
 	}

@@ -176,3 +176,46 @@ func TestReadHistoryCancelled(t *testing.T) {
 		t.Fatalf("View after the cancelled one = %d messages, %v; want 601", len(v.Model), err)
 	}
 }
+
+// TestViewSharedUntilWrite checks that views taken with no write between
+// them share their messages, and that a write gives the next view a copy
+// of its own holding the write, leaving the earlier view as it was.
+func TestViewSharedUntilWrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, sid := storedTurns(t, 4)
+	first, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Stored) != len(first.Stored) || &again.Stored[0] != &first.Stored[0] {
+		t.Fatalf("a view with no write since the last one copied the messages")
+	}
+	if cap(first.Stored) != len(first.Stored) || cap(first.Model) != len(first.Model) {
+		t.Errorf("a shared view has room to append into: cap %d/%d, len %d/%d",
+			cap(first.Stored), cap(first.Model), len(first.Stored), len(first.Model))
+	}
+	last := first.Stored[len(first.Stored)-1].Info
+	changed := last
+	changed.Finish = "length"
+	if err := s.PutMessage(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &after.Stored[0] == &first.Stored[0] {
+		t.Fatalf("the view after a write shares the earlier view's messages")
+	}
+	if got := after.Stored[len(after.Stored)-1].Info.Finish; got != "length" {
+		t.Errorf("finish after the write = %q, want length", got)
+	}
+	if got := first.Stored[len(first.Stored)-1].Info.Finish; got != last.Finish {
+		t.Errorf("the earlier view changed: finish %q, want %q", got, last.Finish)
+	}
+}

@@ -7,9 +7,11 @@
 // with the SDK's own request options (Config.Options).
 //
 // The SDK builds, signs and sends every request and reports HTTP
-// failures; the response stream itself is decoded here (event.go,
-// internal/sse), since the SDK's reflective decoder dominated the CPU
-// of long answers.
+// failures, except that the messages of a conversation without files are
+// written into the body here (body.go), and the response stream is
+// decoded here (event.go, internal/sse): the SDK's reflective encoder and
+// decoder dominated the CPU and memory of long histories and long
+// answers.
 //
 // The SDK's retries are off: the session loop owns retries. Only the
 // provider registry (internal/provider) and tests import this package.
@@ -100,10 +102,22 @@ type block struct {
 // Stream sends req and yields its events.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Event] {
 	return func(yield func(llm.Event) bool) {
-		params, opts := buildParams(req)
 		// The SDK sends the request and reports HTTP failures; the body it
 		// hands back is read here (see event.go). The SDK's stream is only
-		// closed, never iterated.
+		// closed, never iterated. A conversation without files is written
+		// directly (see body.go); the options then edit the body.
+		var params sdk.MessageNewParams
+		body, opts, direct := messagesBody(req)
+		if direct {
+			opts = append([]option.RequestOption{option.WithRequestBody("application/json", body)}, opts...)
+			// The SDK still sees the model and the thinking mode, which it
+			// checks before it sends; the body it writes of them is
+			// replaced.
+			params = sdk.MessageNewParams{Model: sdk.Model(req.Model)}
+			applyReasoning(&params, req.Options.Reasoning)
+		} else {
+			params, opts = buildParams(req)
+		}
 		var raw *http.Response
 		stream := p.svc.NewStreaming(ctx, params, append(opts, option.WithResponseInto(&raw))...)
 		defer stream.Close()
