@@ -58,7 +58,8 @@ func decoderGoroutines() int {
 // or by several goroutines, is the history the store holds, fully decoded,
 // and that no decoding goroutine outlives the read.
 func TestReadHistory(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it counts the decoding goroutines of the whole
+	// process, which parallel tests reading histories would add to.
 	ctx := context.Background()
 	for _, n := range []int{0, 10, 256, 601} {
 		s, sid := storedTurns(t, n)
@@ -103,7 +104,8 @@ func TestReadHistory(t *testing.T) {
 // the reader itself has nothing left to decode, too), or in the rest the
 // reader decodes itself.
 func TestReadHistoryDecodeError(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it counts the decoding goroutines of the whole
+	// process, which parallel tests reading histories would add to.
 	ctx := context.Background()
 	// 256 messages are 768 rows, three whole batches.
 	const n = 256
@@ -158,7 +160,8 @@ func TestReadHistoryDecodeError(t *testing.T) {
 // stops with the context's error and leaves no goroutine behind, and that
 // the kept history is read again by the next View.
 func TestReadHistoryCancelled(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it counts the decoding goroutines of the whole
+	// process, which parallel tests reading histories would add to.
 	s, sid := storedTurns(t, 601)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
