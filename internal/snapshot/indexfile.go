@@ -25,6 +25,9 @@ func encodeIndex(worktree string, files map[string]indexed) []byte {
 	b = appendString(b, worktree)
 	n := 0
 	for _, it := range files {
+		if it.big || it.stale {
+			continue
+		}
 		if it.Entry == nil || validHash(it.Entry.Hash) && (it.Entry.List == "" || validHash(it.Entry.List)) {
 			n++
 		}
@@ -32,6 +35,9 @@ func encodeIndex(worktree string, files map[string]indexed) []byte {
 	b = binary.AppendUvarint(b, uint64(n))
 	for rel, it := range files {
 		e := it.Entry
+		if it.big || it.stale {
+			continue // not what the stat says the file holds
+		}
 		if e != nil && (!validHash(e.Hash) || e.List != "" && !validHash(e.List)) {
 			continue // never written by this store; a cache may drop it
 		}

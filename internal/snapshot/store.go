@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -181,17 +182,29 @@ func (s *Store) removeTemp() int {
 	return n
 }
 
-// index is the stat index of one worktree: what every file kept by a scan
-// held when it had that stat.
+// index is the stat index of one worktree and its live tree: every file
+// the last scan found, with its stat and, once read, its kept content.
+// Before the first walk of a process it holds the index loaded from its
+// file, which the walk checks file by file.
 type index struct {
 	mu       sync.Mutex // held while a scan updates the index
 	worktree string
-	watch    *watcher    // changes since last; nil when not watching
-	last     *scanResult // the last scan, which watch's changes update
-	// state is the last refresh's result when it read every file it
-	// had to; a refresh that finds nothing changed since returns it.
-	state *scanState
+	watch    *watcher // changes since the last scan; nil when not watching
+	// walked says the tree was walked in this process and watch, when
+	// set, has watched it since: a scan then asks watch what changed.
+	walked bool
+	dirs   map[string]dirState // the directories read, by relative path ("." is the root)
+	// skips are what the walks left out (unreadable or flooded
+	// directories).
+	skips []Skip
 	files map[string]indexed
+	// pending are the files whose content is not kept (or was read while
+	// it changed): the next refresh reads them.
+	pending map[string]struct{}
+	// marks are the open steps' records of what changed since their
+	// scan; every change of files is logged in each.
+	marks []*mark
+	gen   uint32 // the current walk's number, stamped on the files it finds
 	// changed counts the entries changed since the index was loaded or
 	// saved; loaded says it was read from its file.
 	changed int
@@ -199,9 +212,106 @@ type index struct {
 	saved   time.Time
 }
 
+// indexed is a file of the tree: its stat and, when read, its content.
 type indexed struct {
 	Stat  stat   `json:"t"`
 	Entry *Entry `json:"e"`
+	big   bool   // over MaxFileSize: compared, never kept
+	stale bool   // changed while it was read: Entry is this step's, not the stat's
+	gen   uint32 // the walk that last found it
+}
+
+// same reports whether a and b are the same file state, whichever walk
+// found them.
+func (a indexed) same(b indexed) bool {
+	return a.Stat == b.Stat && a.Entry == b.Entry && a.big == b.big && a.stale == b.stale
+}
+
+// mark is an open step's record of the tree at its scan before the first
+// shell or MCP tool: the first time a file changes after it, its state
+// before is logged, so what the step changed is the log's paths and not a
+// comparison of every path.
+type mark struct {
+	log   map[string]prior
+	skips []Skip // what the scan left out
+}
+
+// prior is a file's state when the mark was made; had is false when it
+// did not exist.
+type prior struct {
+	it  indexed
+	had bool
+}
+
+// put sets a file's state, logging its old one in the open marks.
+func (ix *index) put(k string, it indexed) {
+	old, had := ix.files[k]
+	if had && old.same(it) {
+		if old.gen != it.gen {
+			ix.files[k] = it
+		}
+		return
+	}
+	ix.logOld(k, old, had)
+	ix.files[k] = it
+	if it.big || (it.Entry != nil && !it.stale) {
+		delete(ix.pending, k)
+	} else {
+		ix.pending[k] = struct{}{}
+	}
+	ix.changed++
+}
+
+// del drops a file, logging its old state in the open marks.
+func (ix *index) del(k string) {
+	old, had := ix.files[k]
+	if !had {
+		return
+	}
+	ix.logOld(k, old, true)
+	delete(ix.files, k)
+	delete(ix.pending, k)
+	ix.changed++
+}
+
+func (ix *index) logOld(k string, old indexed, had bool) {
+	for _, m := range ix.marks {
+		if _, ok := m.log[k]; !ok {
+			m.log[k] = prior{old, had}
+		}
+	}
+}
+
+// setStat records what a scan found of a file: its content stays kept
+// when its stat did not change.
+func (ix *index) setStat(k string, st stat, big bool, gen uint32) {
+	if old, ok := ix.files[k]; ok && old.Stat == st && old.big == big {
+		old.gen = gen
+		ix.files[k] = old
+		return
+	}
+	ix.put(k, indexed{Stat: st, big: big, gen: gen})
+}
+
+// at is file k as mark m saw it; ix.mu is held.
+func (ix *index) at(m *mark, k string) (indexed, bool) {
+	if p, ok := m.log[k]; ok {
+		return p.it, p.had
+	}
+	it, ok := ix.files[k]
+	return it, ok
+}
+
+// openMark starts logging changes for a step; ix.mu is held.
+func (ix *index) openMark(skips []Skip) *mark {
+	m := &mark{log: map[string]prior{}, skips: skips}
+	ix.marks = append(ix.marks, m)
+	return m
+}
+
+// closeMark stops logging for m; ix.mu is held.
+func (ix *index) closeMark(m *mark) {
+	ix.marks = slices.DeleteFunc(ix.marks, func(o *mark) bool { return o == m })
 }
 
 // indexSaveEvery is how often a changed index is saved while the store is
@@ -220,10 +330,15 @@ func (s *Store) indexFor(worktree string) *index {
 	if ix, ok := s.indexes[worktree]; ok {
 		return ix
 	}
-	ix := &index{worktree: worktree, files: map[string]indexed{}}
+	ix := &index{worktree: worktree, files: map[string]indexed{}, pending: map[string]struct{}{}, dirs: map[string]dirState{}}
 	if b, err := os.ReadFile(s.indexFile(worktree)); err == nil {
 		if wt, files, err := decodeIndex(b); err == nil && wt == worktree {
 			ix.files, ix.loaded = files, true
+			for k, it := range files {
+				if it.Entry == nil {
+					ix.pending[k] = struct{}{}
+				}
+			}
 		}
 	}
 	s.indexes[worktree] = ix
