@@ -50,7 +50,7 @@ func TestChangeDetection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, mode := range []struct {
-			name             string
+			name            string
 			noWatch, reopen bool
 		}{{"watch", false, false}, {"walk", true, false}, {"new process", false, true}} {
 			t.Run(tt.name+"/"+mode.name, func(t *testing.T) {
