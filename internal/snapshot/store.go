@@ -56,8 +56,12 @@ type Options struct {
 type Store struct {
 	opts Options
 	dir  string
-	enc  *zstd.Encoder
-	dec  *zstd.Decoder
+
+	// codecMu guards the codecs, made when first needed: a run that
+	// writes and reads no object (nothing changed) spares their memory.
+	codecMu sync.Mutex
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
 
 	mu      sync.Mutex
 	indexes map[string]*index // by worktree
@@ -106,15 +110,7 @@ func Open(opts Options) (*Store, error) {
 			return nil, fmt.Errorf("creating the snapshot store: %w", err)
 		}
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
-	if err != nil {
-		return nil, err
-	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, err
-	}
-	s := &Store{opts: opts, dir: opts.Dir, enc: enc, dec: dec,
+	s := &Store{opts: opts, dir: opts.Dir,
 		indexes: map[string]*index{}, steps: map[string]*step{}, current: map[string]string{}, warmed: map[string]bool{}, size: -1}
 	s.bg, s.stop = context.WithCancel(context.Background())
 	if n, ok := s.takeSize(); ok {
@@ -147,9 +143,43 @@ func (s *Store) Close() error {
 		}
 	}
 	errs = append(errs, s.saveSize())
-	s.enc.Close()
-	s.dec.Close()
+	s.codecMu.Lock()
+	if s.enc != nil {
+		s.enc.Close()
+	}
+	if s.dec != nil {
+		s.dec.Close()
+	}
+	s.codecMu.Unlock()
 	return errors.Join(errs...)
+}
+
+// encoder returns the store's compressor, making it the first time.
+func (s *Store) encoder() (*zstd.Encoder, error) {
+	s.codecMu.Lock()
+	defer s.codecMu.Unlock()
+	if s.enc == nil {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		if err != nil {
+			return nil, fmt.Errorf("making the snapshot compressor: %w", err)
+		}
+		s.enc = enc
+	}
+	return s.enc, nil
+}
+
+// decoder returns the store's decompressor, making it the first time.
+func (s *Store) decoder() (*zstd.Decoder, error) {
+	s.codecMu.Lock()
+	defer s.codecMu.Unlock()
+	if s.dec == nil {
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("making the snapshot decompressor: %w", err)
+		}
+		s.dec = dec
+	}
+	return s.dec, nil
 }
 
 // staleTempAge is how old a temporary file that names no process must be
