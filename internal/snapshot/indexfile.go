@@ -91,12 +91,13 @@ func appendString(b []byte, s string) []byte {
 // short.
 var errBadIndex = errors.New("not a snapshot index")
 
-// decodeIndex reads a saved index. The paths share one copy of the file.
+// decodeIndex reads a saved index. Each path is a string of its own, so
+// the file's bytes are garbage once it returns.
 func decodeIndex(data []byte) (worktree string, files map[string]indexed, err error) {
 	if len(data) < len(indexMagic) || string(data[:len(indexMagic)]) != indexMagic {
 		return "", nil, errBadIndex
 	}
-	r := indexReader{s: string(data[len(indexMagic):])}
+	r := indexReader{s: data[len(indexMagic):]}
 	worktree = r.str()
 	n := r.uvarint()
 	if r.bad || n > uint64(len(r.s)) {
@@ -130,7 +131,7 @@ func decodeIndex(data []byte) (worktree string, files map[string]indexed, err er
 // indexReader reads the fields of a saved index; bad is set once a field
 // runs past the end.
 type indexReader struct {
-	s   string
+	s   []byte
 	bad bool
 }
 
@@ -159,7 +160,7 @@ func (r *indexReader) str() string {
 		r.bad = true
 		return ""
 	}
-	s := r.s[:n]
+	s := string(r.s[:n])
 	r.s = r.s[n:]
 	return s
 }
@@ -179,7 +180,7 @@ func (r *indexReader) hash() string {
 		r.bad = true
 		return ""
 	}
-	h := hex.EncodeToString([]byte(r.s[:32]))
+	h := hex.EncodeToString(r.s[:32])
 	r.s = r.s[32:]
 	return h
 }
