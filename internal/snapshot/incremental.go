@@ -33,15 +33,15 @@ func (ix *index) incremental(ctx context.Context, changes []change) bool {
 				ix.forgetUnder(p, nil)
 				continue
 			}
-			ix.gen++
-			gen := ix.gen
-			sub, err := scanFrom(ctx, ix.worktree, comps, ds.rules, ix.known, ix.watch, func(k string, st stat, big bool) {
-				ix.setStat(k, st, big, gen)
+			seen := map[string]bool{}
+			sub, err := scanFrom(ctx, ix.worktree, comps, ds.rules, ix.known, ix.watch, func(k []byte, st stat, big bool) {
+				seen[string(k)] = true
+				ix.setStat(string(k), st, big)
 			})
 			if err != nil {
 				return false
 			}
-			ix.forgetUnder(p, func(it indexed) bool { return it.gen == gen })
+			ix.forgetUnder(p, seen)
 			maps.Copy(ix.dirs, sub.dirs)
 			ix.skips = append(slices.Clip(ix.skips), sub.skipped...)
 			continue
@@ -63,7 +63,7 @@ func (ix *index) incremental(ctx context.Context, changes []change) bool {
 			continue
 		}
 		st := statOf(info)
-		ix.setStat(p, st, st.Size > MaxFileSize, ix.gen)
+		ix.setStat(p, st, st.Size > MaxFileSize)
 	}
 	return true
 }
@@ -74,13 +74,13 @@ func (ix *index) known(rel string) bool {
 	return ok
 }
 
-// forgetUnder drops the files below directory dir, but those keep
-// accepts, and the directories at and below dir (a scan of dir adds back
-// those it read).
-func (ix *index) forgetUnder(dir string, keep func(indexed) bool) {
+// forgetUnder drops the files below directory dir but those in keep, and
+// the directories at and below dir (a scan of dir adds back those it
+// read).
+func (ix *index) forgetUnder(dir string, keep map[string]bool) {
 	prefix := dir + "/"
-	for k, it := range ix.files {
-		if strings.HasPrefix(k, prefix) && (keep == nil || !keep(it)) {
+	for k := range ix.files {
+		if strings.HasPrefix(k, prefix) && !keep[k] {
 			ix.del(k)
 		}
 	}

@@ -86,7 +86,7 @@ func (s *Store) refresh(ctx context.Context, ix *index, budget int64, since *mar
 		// Changed while it was read: keep what was read for this step,
 		// but let the next scan read it again.
 		stale := err != nil || statOf(now) != st
-		ix.put(rel, indexed{Stat: st, Entry: e, stale: stale, gen: ix.files[rel].gen})
+		ix.put(rel, indexed{Stat: st, Entry: e, stale: stale})
 	}
 	if ix.changed > 0 && s.opts.Now().Sub(ix.saved) > indexSaveEvery {
 		if err := s.saveIndex(ix); err != nil {
@@ -134,17 +134,26 @@ func (s *Store) scan(ctx context.Context, ix *index) error {
 	if !s.opts.NoWatch {
 		ix.watch = newWatcher()
 	}
-	ix.gen++
-	gen := ix.gen
-	res, err := scanTree(ctx, ix.worktree, ix.known, ix.watch, func(k string, st stat, big bool) {
-		ix.setStat(k, st, big, gen)
-	})
+	ix.seen = 0
+	res, err := scanTree(ctx, ix.worktree, ix.known, ix.watch, ix.found)
 	if err != nil {
 		return err
 	}
-	for k, it := range ix.files {
-		if it.gen != gen {
-			ix.del(k)
+	if ix.seen != len(ix.files) {
+		// Files the walk did not find are gone (or now ignored): walk
+		// again, noting each path, to tell which.
+		seen := map[string]struct{}{}
+		res, err = scanTree(ctx, ix.worktree, ix.known, nil, func(k []byte, st stat, big bool) {
+			seen[string(k)] = struct{}{}
+			ix.setStat(string(k), st, big)
+		})
+		if err != nil {
+			return err
+		}
+		for k := range ix.files {
+			if _, ok := seen[k]; !ok {
+				ix.del(k)
+			}
 		}
 	}
 	ix.dirs, ix.skips, ix.walked = res.dirs, res.skipped, true

@@ -75,18 +75,19 @@ type scanner struct {
 	wg    sync.WaitGroup
 	watch *watcher // when set, each directory is watched before it is read
 	// emit receives each file found, by slash-separated path relative to
-	// the root, and whether it is over MaxFileSize; it is called with mu
-	// held.
-	emit func(rel string, st stat, big bool)
+	// the root (valid only during the call), and whether it is over
+	// MaxFileSize; it is called with mu held.
+	emit func(rel []byte, st stat, big bool)
 
-	mu  sync.Mutex // guards out, err, emit and known
+	mu  sync.Mutex // guards out, err, key, emit and known
+	key []byte     // the path handed to emit
 	out scanResult
 	err error
 }
 
 // scanTree walks root, handing each file found to emit. known tells which
 // paths earlier scans kept, for the new-entries limit.
-func scanTree(ctx context.Context, root string, known func(string) bool, w *watcher, emit func(string, stat, bool)) (scanResult, error) {
+func scanTree(ctx context.Context, root string, known func(string) bool, w *watcher, emit func([]byte, stat, bool)) (scanResult, error) {
 	var rules []gitignore.Pattern
 	rules = append(rules, readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)...)
 	return scanFrom(ctx, root, nil, rules, known, w, emit)
@@ -94,7 +95,7 @@ func scanTree(ctx context.Context, root string, known func(string) bool, w *watc
 
 // scanFrom scans the directory with components comps below root, with the
 // ignore rules of its parent.
-func scanFrom(ctx context.Context, root string, comps []string, rules []gitignore.Pattern, known func(string) bool, w *watcher, emit func(string, stat, bool)) (scanResult, error) {
+func scanFrom(ctx context.Context, root string, comps []string, rules []gitignore.Pattern, known func(string) bool, w *watcher, emit func([]byte, stat, bool)) (scanResult, error) {
 	sc := &scanner{ctx: ctx, root: root, known: known, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)), watch: w, emit: emit,
 		out: scanResult{dirs: map[string]dirState{}}}
 	sc.dir(filepath.Join(append([]string{root}, comps...)...), comps, rules)
@@ -197,12 +198,13 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		files = append(files, found{prefix + name, st, st.Size > MaxFileSize})
+		files = append(files, found{name, st, st.Size > MaxFileSize})
 	}
 	sc.mu.Lock()
 	sc.out.dirs[rel(comps)] = dirState{comps: comps, rules: rules, match: m}
 	for _, f := range files {
-		sc.emit(f.name, f.st, f.big)
+		sc.key = append(append(sc.key[:0], prefix...), f.name...)
+		sc.emit(sc.key, f.st, f.big)
 	}
 	sc.mu.Unlock()
 }

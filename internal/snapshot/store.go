@@ -234,7 +234,9 @@ type index struct {
 	// marks are the open steps' records of what changed since their
 	// scan; every change of files is logged in each.
 	marks []*mark
-	gen   uint32 // the current walk's number, stamped on the files it finds
+	// seen counts the files of the tree a walk found, to tell whether it
+	// missed some, which are then gone.
+	seen int
 	// changed counts the entries changed since the index was loaded or
 	// saved; loaded says it was read from its file.
 	changed int
@@ -248,13 +250,6 @@ type indexed struct {
 	Entry *Entry `json:"e"`
 	big   bool   // over MaxFileSize: compared, never kept
 	stale bool   // changed while it was read: Entry is this step's, not the stat's
-	gen   uint32 // the walk that last found it
-}
-
-// same reports whether a and b are the same file state, whichever walk
-// found them.
-func (a indexed) same(b indexed) bool {
-	return a.Stat == b.Stat && a.Entry == b.Entry && a.big == b.big && a.stale == b.stale
 }
 
 // mark is an open step's record of the tree at its scan before the first
@@ -276,10 +271,7 @@ type prior struct {
 // put sets a file's state, logging its old one in the open marks.
 func (ix *index) put(k string, it indexed) {
 	old, had := ix.files[k]
-	if had && old.same(it) {
-		if old.gen != it.gen {
-			ix.files[k] = it
-		}
+	if had && old == it {
 		return
 	}
 	ix.logOld(k, old, had)
@@ -314,13 +306,28 @@ func (ix *index) logOld(k string, old indexed, had bool) {
 
 // setStat records what a scan found of a file: its content stays kept
 // when its stat did not change.
-func (ix *index) setStat(k string, st stat, big bool, gen uint32) {
+func (ix *index) setStat(k string, st stat, big bool) {
 	if old, ok := ix.files[k]; ok && old.Stat == st && old.big == big {
-		old.gen = gen
-		ix.files[k] = old
 		return
 	}
-	ix.put(k, indexed{Stat: st, big: big, gen: gen})
+	ix.put(k, indexed{Stat: st, big: big})
+}
+
+// found is setStat for a walk, counting in ix.seen the files it found
+// that the tree holds. It makes a string of k only for a file new to the
+// tree.
+func (ix *index) found(k []byte, st stat, big bool) {
+	old, ok := ix.files[string(k)]
+	if ok {
+		ix.seen++
+		if old.Stat == st && old.big == big {
+			return
+		}
+	}
+	ix.setStat(string(k), st, big)
+	if !ok {
+		ix.seen++
+	}
 }
 
 // at is file k as mark m saw it; ix.mu is held.
