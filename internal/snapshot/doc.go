@@ -11,11 +11,16 @@
 // A checkpoint is one step: for every file the step changed, the entry
 // before the step (or absent) and after it. The pre-images of files that
 // codeloop's own tools change are kept before they change. For tools that
-// can change anything (bash, MCP tools), a stat index of the project is
-// compared before and after the call; the index remembers the content of
-// every file it has read, so only files whose size, times or inode changed
-// are read again. Large files, ignored paths and directories of very many
-// new entries are skipped and reported.
+// can change anything (bash, MCP tools), the project's stat index is
+// brought up to date before the first such call and after the step: the
+// index is the live tree of the project (every file's stat and, once
+// read, its kept content), walked once per process and then kept up to
+// date by a change watcher, so only files whose size, times or inode
+// changed are read again. From the scan before the call, the first change
+// of each file is logged with its state before, and the step compares the
+// logged files only: its cost is what changed, not the size of the tree.
+// Large files, ignored paths and directories of very many new entries are
+// skipped and reported.
 //
 // The store is bounded: checkpoints per session, a retention period and a
 // total size, enforced by a mark-and-sweep collection that drops the oldest

@@ -227,6 +227,11 @@ func (s *Store) sweep(keep []stored, c Collected) Collected {
 		for _, it := range ix.files {
 			mark(it.Entry)
 		}
+		for _, m := range ix.marks {
+			for _, p := range m.log {
+				mark(p.it.Entry) // an open step's pre-images
+			}
+		}
 	}
 	s.mu.Unlock()
 	young := s.opts.Now().Add(-sweepGrace)

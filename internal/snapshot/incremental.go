@@ -9,22 +9,19 @@ import (
 	"strings"
 )
 
-// incremental brings the last scan up to date from the watcher's changes
-// instead of walking the tree: changed files are stated again, new
-// directories are scanned (and watched). It reports false when it cannot
-// vouch for the result (a changed ignore file, a directory it did not
-// read, a flood of new entries); the caller then walks the whole tree.
-func incremental(ctx context.Context, root string, last *scanResult, changes []change, known func(string) bool, w *watcher) (scanResult, bool) {
-	if len(changes) == 0 {
-		return *last, true // nothing changed; the maps are not modified by anyone
-	}
-	out := scanResult{files: maps.Clone(last.files), big: maps.Clone(last.big), skipped: last.skipped, dirs: maps.Clone(last.dirs)}
+// incremental brings ix's tree up to date from the watcher's changes
+// instead of walking it: changed files are stated again, new directories
+// are scanned (and watched). It reports false when it cannot vouch for the
+// result (a changed ignore file, a directory it did not read, a flood of
+// new entries); the caller then walks the whole tree, which corrects
+// whatever this left half done. ix.mu is held.
+func (ix *index) incremental(ctx context.Context, changes []change) bool {
 	dirty := map[string]bool{}
 	created := map[string]int{}
 	for _, c := range changes {
-		ds, ok := last.dirs[c.dir]
+		ds, ok := ix.dirs[c.dir]
 		if !ok || c.name == ".gitignore" || c.name == "" {
-			return scanResult{}, false
+			return false
 		}
 		comps := append(slices.Clip(ds.comps), c.name)
 		p := rel(comps)
@@ -33,18 +30,20 @@ func incremental(ctx context.Context, root string, last *scanResult, changes []c
 				continue
 			}
 			if c.gone {
-				forgetUnder(&out, p)
+				ix.forgetUnder(p, nil)
 				continue
 			}
-			sub, err := scanFrom(ctx, root, comps, ds.rules, known, w)
+			seen := map[string]bool{}
+			sub, err := scanFrom(ctx, ix.worktree, comps, ds.rules, ix.known, ix.watch, func(k []byte, st stat, big bool) {
+				seen[string(k)] = true
+				ix.setStat(string(k), st, big)
+			})
 			if err != nil {
-				return scanResult{}, false
+				return false
 			}
-			forgetUnder(&out, p)
-			maps.Copy(out.files, sub.files)
-			maps.Copy(out.big, sub.big)
-			maps.Copy(out.dirs, sub.dirs)
-			out.skipped = append(slices.Clip(out.skipped), sub.skipped...)
+			ix.forgetUnder(p, seen)
+			maps.Copy(ix.dirs, sub.dirs)
+			ix.skips = append(slices.Clip(ix.skips), sub.skipped...)
 			continue
 		}
 		if ds.match != nil && ds.match.Match(comps, false) {
@@ -52,40 +51,42 @@ func incremental(ctx context.Context, root string, last *scanResult, changes []c
 		}
 		if !c.gone {
 			if created[c.dir]++; created[c.dir] > MaxNewEntries {
-				return scanResult{}, false // let a full scan apply the limit
+				return false // let a full scan apply the limit
 			}
 		}
 		dirty[p] = true
 	}
 	for p := range dirty {
-		delete(out.files, p)
-		delete(out.big, p)
-		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		info, err := os.Lstat(filepath.Join(ix.worktree, filepath.FromSlash(p)))
 		if err != nil || (!info.Mode().IsRegular() && info.Mode()&os.ModeSymlink == 0) {
+			ix.del(p)
 			continue
 		}
-		if st := statOf(info); st.Size > MaxFileSize {
-			out.big[p] = st
-		} else {
-			out.files[p] = st
-		}
+		st := statOf(info)
+		ix.setStat(p, st, st.Size > MaxFileSize)
 	}
-	return out, true
+	return true
 }
 
-// forgetUnder drops a directory's entries from a scan result.
-func forgetUnder(r *scanResult, dir string) {
+// known reports whether a path is in the tree; ix.mu is held.
+func (ix *index) known(rel string) bool {
+	_, ok := ix.files[rel]
+	return ok
+}
+
+// forgetUnder drops the files below directory dir but those in keep, and
+// the directories at and below dir (a scan of dir adds back those it
+// read).
+func (ix *index) forgetUnder(dir string, keep map[string]bool) {
 	prefix := dir + "/"
-	for _, m := range []map[string]stat{r.files, r.big} {
-		for k := range m {
-			if strings.HasPrefix(k, prefix) {
-				delete(m, k)
-			}
+	for k := range ix.files {
+		if strings.HasPrefix(k, prefix) && !keep[k] {
+			ix.del(k)
 		}
 	}
-	for k := range r.dirs {
+	for k := range ix.dirs {
 		if k == dir || strings.HasPrefix(k, prefix) {
-			delete(r.dirs, k)
+			delete(ix.dirs, k)
 		}
 	}
 }

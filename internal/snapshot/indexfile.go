@@ -25,6 +25,9 @@ func encodeIndex(worktree string, files map[string]indexed) []byte {
 	b = appendString(b, worktree)
 	n := 0
 	for _, it := range files {
+		if it.big || it.stale {
+			continue
+		}
 		if it.Entry == nil || validHash(it.Entry.Hash) && (it.Entry.List == "" || validHash(it.Entry.List)) {
 			n++
 		}
@@ -32,6 +35,9 @@ func encodeIndex(worktree string, files map[string]indexed) []byte {
 	b = binary.AppendUvarint(b, uint64(n))
 	for rel, it := range files {
 		e := it.Entry
+		if it.big || it.stale {
+			continue // not what the stat says the file holds
+		}
 		if e != nil && (!validHash(e.Hash) || e.List != "" && !validHash(e.List)) {
 			continue // never written by this store; a cache may drop it
 		}
@@ -85,12 +91,13 @@ func appendString(b []byte, s string) []byte {
 // short.
 var errBadIndex = errors.New("not a snapshot index")
 
-// decodeIndex reads a saved index. The paths share one copy of the file.
+// decodeIndex reads a saved index. Each path is a string of its own, so
+// the file's bytes are garbage once it returns.
 func decodeIndex(data []byte) (worktree string, files map[string]indexed, err error) {
 	if len(data) < len(indexMagic) || string(data[:len(indexMagic)]) != indexMagic {
 		return "", nil, errBadIndex
 	}
-	r := indexReader{s: string(data[len(indexMagic):])}
+	r := indexReader{s: data[len(indexMagic):]}
 	worktree = r.str()
 	n := r.uvarint()
 	if r.bad || n > uint64(len(r.s)) {
@@ -124,7 +131,7 @@ func decodeIndex(data []byte) (worktree string, files map[string]indexed, err er
 // indexReader reads the fields of a saved index; bad is set once a field
 // runs past the end.
 type indexReader struct {
-	s   string
+	s   []byte
 	bad bool
 }
 
@@ -153,7 +160,7 @@ func (r *indexReader) str() string {
 		r.bad = true
 		return ""
 	}
-	s := r.s[:n]
+	s := string(r.s[:n])
 	r.s = r.s[n:]
 	return s
 }
@@ -173,7 +180,7 @@ func (r *indexReader) hash() string {
 		r.bad = true
 		return ""
 	}
-	h := hex.EncodeToString([]byte(r.s[:32]))
+	h := hex.EncodeToString(r.s[:32])
 	r.s = r.s[32:]
 	return h
 }

@@ -57,7 +57,11 @@ func (s *Store) putObject(h string, raw []byte) (int64, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return 0, nil
 	}
-	packed := s.enc.EncodeAll(raw, make([]byte, 0, len(raw)/2+64))
+	enc, err := s.encoder()
+	if err != nil {
+		return 0, err
+	}
+	packed := enc.EncodeAll(raw, make([]byte, 0, len(raw)/2+64))
 	if err := writeFileAtomic(path, packed); err != nil {
 		return 0, err
 	}
@@ -76,7 +80,11 @@ func (s *Store) getObject(h string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := s.dec.DecodeAll(packed, nil)
+	dec, err := s.decoder()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := dec.DecodeAll(packed, nil)
 	if err != nil {
 		return nil, &CorruptError{Object: h, Reason: err.Error()}
 	}

@@ -50,11 +50,9 @@ func statOf(info fs.FileInfo) stat {
 	return stat{Size: info.Size(), Mtime: info.ModTime().UnixNano(), Ctime: ctime, Ino: ino, Mode: info.Mode()}
 }
 
-// scanResult is the project as one scan found it: every kept file's stat
-// by slash-separated path relative to the root.
+// scanResult is what one walk found besides the files, which it hands to
+// its emit function as it finds them.
 type scanResult struct {
-	files   map[string]stat
-	big     map[string]stat // files over MaxFileSize: compared, not kept
 	skipped []Skip
 	dirs    map[string]dirState // the directories read, by relative path ("." is the root)
 }
@@ -76,25 +74,30 @@ type scanner struct {
 	sem   chan struct{}         // a token per extra goroutine
 	wg    sync.WaitGroup
 	watch *watcher // when set, each directory is watched before it is read
+	// emit receives each file found, by slash-separated path relative to
+	// the root (valid only during the call), and whether it is over
+	// MaxFileSize; it is called with mu held.
+	emit func(rel []byte, st stat, big bool)
 
-	mu  sync.Mutex // guards out and err
+	mu  sync.Mutex // guards out, err, key, emit and known
+	key []byte     // the path handed to emit
 	out scanResult
 	err error
 }
 
-// scanTree walks root. known tells which paths earlier scans kept, for the
-// new-entries limit.
-func scanTree(ctx context.Context, root string, known func(string) bool, w *watcher) (scanResult, error) {
+// scanTree walks root, handing each file found to emit. known tells which
+// paths earlier scans kept, for the new-entries limit.
+func scanTree(ctx context.Context, root string, known func(string) bool, w *watcher, emit func([]byte, stat, bool)) (scanResult, error) {
 	var rules []gitignore.Pattern
 	rules = append(rules, readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)...)
-	return scanFrom(ctx, root, nil, rules, known, w)
+	return scanFrom(ctx, root, nil, rules, known, w, emit)
 }
 
 // scanFrom scans the directory with components comps below root, with the
 // ignore rules of its parent.
-func scanFrom(ctx context.Context, root string, comps []string, rules []gitignore.Pattern, known func(string) bool, w *watcher) (scanResult, error) {
-	sc := &scanner{ctx: ctx, root: root, known: known, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)), watch: w,
-		out: scanResult{files: map[string]stat{}, big: map[string]stat{}, dirs: map[string]dirState{}}}
+func scanFrom(ctx context.Context, root string, comps []string, rules []gitignore.Pattern, known func(string) bool, w *watcher, emit func([]byte, stat, bool)) (scanResult, error) {
+	sc := &scanner{ctx: ctx, root: root, known: known, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)), watch: w, emit: emit,
+		out: scanResult{dirs: map[string]dirState{}}}
 	sc.dir(filepath.Join(append([]string{root}, comps...)...), comps, rules)
 	sc.wg.Wait()
 	if sc.err == nil {
@@ -149,11 +152,13 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 	}
 	if len(entries) > MaxNewEntries && sc.known != nil {
 		fresh := 0
+		sc.mu.Lock()
 		for _, e := range entries {
 			if !sc.known(rel(append(comps, e.Name()))) {
 				fresh++
 			}
 		}
+		sc.mu.Unlock()
 		if fresh > MaxNewEntries {
 			sc.skip(Skip{Path: rel(comps) + "/", Reason: "more than 5000 new entries at once"})
 			return
@@ -193,16 +198,13 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		files = append(files, found{prefix + name, st, st.Size > MaxFileSize})
+		files = append(files, found{name, st, st.Size > MaxFileSize})
 	}
 	sc.mu.Lock()
 	sc.out.dirs[rel(comps)] = dirState{comps: comps, rules: rules, match: m}
 	for _, f := range files {
-		if f.big {
-			sc.out.big[f.name] = f.st
-		} else {
-			sc.out.files[f.name] = f.st
-		}
+		sc.key = append(append(sc.key[:0], prefix...), f.name...)
+		sc.emit(sc.key, f.st, f.big)
 	}
 	sc.mu.Unlock()
 }

@@ -59,22 +59,33 @@ type step struct {
 	before  map[string]seqEntry // pre-images by key
 	touched map[string]bool     // keys the built-in tools changed
 	scanned bool
-	pre     *scanState // the scan before the first shell or MCP tool
-	preSeq  int        // the sequence number of pre's entries
+	// ix and pre are the worktree's index and the mark of the scan before
+	// the first shell or MCP tool, until Finish.
+	ix     *index
+	pre    *mark
+	preSeq int // the sequence number of pre's entries
 }
 
 // beforeOf is the content of key before the step: kept by BeforeChange,
 // or found by the scan before the first shell or MCP tool (which is not
 // copied into before: on a large project that copy cost as much as the
-// scan).
+// scan). st.mu is held, not st.ix.mu.
 func (st *step) beforeOf(k string) (seqEntry, bool) {
-	if e, ok := st.before[k]; ok {
-		return e, true
+	if e, ok := st.before[k]; ok || st.pre == nil {
+		return e, ok
 	}
-	if st.pre != nil {
-		if it, ok := st.pre.entries[k]; ok {
-			return seqEntry{st.preSeq, it.Entry}, true
-		}
+	st.ix.mu.Lock()
+	defer st.ix.mu.Unlock()
+	return st.beforeIn(k)
+}
+
+// beforeIn is beforeOf with st.ix.mu held.
+func (st *step) beforeIn(k string) (seqEntry, bool) {
+	if e, ok := st.before[k]; ok || st.pre == nil {
+		return e, ok
+	}
+	if it, ok := st.ix.at(st.pre, k); ok && it.Entry != nil && !it.big {
+		return seqEntry{st.preSeq, it.Entry}, true
 	}
 	return seqEntry{}, false
 }
@@ -120,12 +131,11 @@ func (s *Store) warm(worktree string) {
 	ix := s.indexFor(worktree)
 	s.mu.Unlock()
 	ix.mu.Lock()
-	done := ix.last != nil
-	ix.mu.Unlock()
-	if done {
+	defer ix.mu.Unlock()
+	if ix.walked {
 		return
 	}
-	if _, err := s.refresh(s.bg, worktree, s.scanShare(), nil); err != nil && s.bg.Err() == nil {
+	if _, err := s.refresh(s.bg, ix, s.scanShare(), nil); err != nil && s.bg.Err() == nil {
 		s.opts.Log.Warn("scanning the project for snapshots", "dir", worktree, "err", err)
 	}
 }
@@ -200,13 +210,22 @@ func (s *Store) BeforeTool(ctx context.Context, checkpoint string) error {
 			Reason: "the project is the home or root directory: only files codeloop's own tools change are kept"})
 		return nil
 	}
-	pre, err := s.refresh(ctx, st.cp.Worktree, s.scanShare(), nil)
+	s.mu.Lock()
+	ix := s.indexFor(st.cp.Worktree)
+	s.mu.Unlock()
+	ix.mu.Lock()
+	skips, err := s.refresh(ctx, ix, s.scanShare(), nil)
+	if err == nil {
+		// The tree as it is now holds the step's pre-images, looked up
+		// by beforeOf; the mark keeps them as they change.
+		st.ix, st.pre = ix, ix.openMark(skips)
+	}
+	ix.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	st.seq++
 	st.preSeq = st.seq
-	st.pre = pre // its entries are the step's pre-images, looked up by beforeOf
 	return s.saveJournal(st)
 }
 
@@ -277,63 +296,11 @@ func (s *Store) Finish(ctx context.Context, checkpoint string) (Patch, error) {
 	defer st.mu.Unlock()
 	after := map[string]*Entry{}
 	var unkept []Skip
-	if pre := st.pre; pre != nil {
-		post, err := s.refresh(ctx, st.cp.Worktree, s.opts.MaxSize-s.opts.MaxSize/32, pre) // room for the checkpoint and lists
+	if st.pre != nil {
+		var err error
+		unkept, err = s.compare(ctx, st, after)
 		if err != nil {
 			return Patch{}, err
-		}
-		skip := skippedDirs(post.skipped)
-		// What the scans saw change; a change whose content before or
-		// after was not kept is reported instead of recorded, so a revert
-		// never deletes or rewrites a file it knows only by its stat.
-		for k, was := range pre.stats {
-			now, ok := post.stats[k]
-			switch {
-			case !ok && skip(k), ok && now == was:
-				continue
-			case !ok:
-				after[k] = nil
-			default:
-				it, kept := post.entries[k]
-				if !kept {
-					unkept = append(unkept, Skip{Path: k, Reason: "changed, but its new content was not kept"})
-					continue
-				}
-				after[k] = it.Entry
-			}
-			if _, known := st.beforeOf(k); !known {
-				delete(after, k)
-				unkept = append(unkept, Skip{Path: k, Reason: "changed, but its content before the step was not kept"})
-			}
-		}
-		for k := range post.stats {
-			if _, ok := pre.stats[k]; ok {
-				continue
-			}
-			it, kept := post.entries[k]
-			if !kept {
-				unkept = append(unkept, Skip{Path: k, Reason: "created, but not kept"})
-				continue
-			}
-			after[k] = it.Entry
-			if _, ok := st.beforeOf(k); !ok {
-				st.before[k] = seqEntry{} // did not exist
-			}
-		}
-		for k, now := range post.big {
-			if was, ok := pre.big[k]; !ok || was != now {
-				unkept = append(unkept, Skip{Path: k, Reason: "changed, but larger than 10 MiB: not kept"})
-			}
-		}
-		for _, sk := range pre.skipped {
-			if !strings.HasSuffix(sk.Path, "/") {
-				unkept = append(unkept, sk) // not protected during this step
-			}
-		}
-		for _, sk := range post.skipped {
-			if strings.HasSuffix(sk.Path, "/") && !slices.Contains(pre.skipped, sk) {
-				unkept = append(unkept, sk) // a directory that filled during the step
-			}
 		}
 	}
 	for k := range st.touched {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,8 +56,12 @@ type Options struct {
 type Store struct {
 	opts Options
 	dir  string
-	enc  *zstd.Encoder
-	dec  *zstd.Decoder
+
+	// codecMu guards the codecs, made when first needed: a run that
+	// writes and reads no object (nothing changed) spares their memory.
+	codecMu sync.Mutex
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
 
 	mu      sync.Mutex
 	indexes map[string]*index // by worktree
@@ -105,15 +110,7 @@ func Open(opts Options) (*Store, error) {
 			return nil, fmt.Errorf("creating the snapshot store: %w", err)
 		}
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
-	if err != nil {
-		return nil, err
-	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, err
-	}
-	s := &Store{opts: opts, dir: opts.Dir, enc: enc, dec: dec,
+	s := &Store{opts: opts, dir: opts.Dir,
 		indexes: map[string]*index{}, steps: map[string]*step{}, current: map[string]string{}, warmed: map[string]bool{}, size: -1}
 	s.bg, s.stop = context.WithCancel(context.Background())
 	if n, ok := s.takeSize(); ok {
@@ -146,9 +143,43 @@ func (s *Store) Close() error {
 		}
 	}
 	errs = append(errs, s.saveSize())
-	s.enc.Close()
-	s.dec.Close()
+	s.codecMu.Lock()
+	if s.enc != nil {
+		s.enc.Close()
+	}
+	if s.dec != nil {
+		s.dec.Close()
+	}
+	s.codecMu.Unlock()
 	return errors.Join(errs...)
+}
+
+// encoder returns the store's compressor, making it the first time.
+func (s *Store) encoder() (*zstd.Encoder, error) {
+	s.codecMu.Lock()
+	defer s.codecMu.Unlock()
+	if s.enc == nil {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		if err != nil {
+			return nil, fmt.Errorf("making the snapshot compressor: %w", err)
+		}
+		s.enc = enc
+	}
+	return s.enc, nil
+}
+
+// decoder returns the store's decompressor, making it the first time.
+func (s *Store) decoder() (*zstd.Decoder, error) {
+	s.codecMu.Lock()
+	defer s.codecMu.Unlock()
+	if s.dec == nil {
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("making the snapshot decompressor: %w", err)
+		}
+		s.dec = dec
+	}
+	return s.dec, nil
 }
 
 // staleTempAge is how old a temporary file that names no process must be
@@ -181,17 +212,31 @@ func (s *Store) removeTemp() int {
 	return n
 }
 
-// index is the stat index of one worktree: what every file kept by a scan
-// held when it had that stat.
+// index is the stat index of one worktree and its live tree: every file
+// the last scan found, with its stat and, once read, its kept content.
+// Before the first walk of a process it holds the index loaded from its
+// file, which the walk checks file by file.
 type index struct {
 	mu       sync.Mutex // held while a scan updates the index
 	worktree string
-	watch    *watcher    // changes since last; nil when not watching
-	last     *scanResult // the last scan, which watch's changes update
-	// state is the last refresh's result when it read every file it
-	// had to; a refresh that finds nothing changed since returns it.
-	state *scanState
+	watch    *watcher // changes since the last scan; nil when not watching
+	// walked says the tree was walked in this process and watch, when
+	// set, has watched it since: a scan then asks watch what changed.
+	walked bool
+	dirs   map[string]dirState // the directories read, by relative path ("." is the root)
+	// skips are what the walks left out (unreadable or flooded
+	// directories).
+	skips []Skip
 	files map[string]indexed
+	// pending are the files whose content is not kept (or was read while
+	// it changed): the next refresh reads them.
+	pending map[string]struct{}
+	// marks are the open steps' records of what changed since their
+	// scan; every change of files is logged in each.
+	marks []*mark
+	// seen counts the files of the tree a walk found, to tell whether it
+	// missed some, which are then gone.
+	seen int
 	// changed counts the entries changed since the index was loaded or
 	// saved; loaded says it was read from its file.
 	changed int
@@ -199,9 +244,111 @@ type index struct {
 	saved   time.Time
 }
 
+// indexed is a file of the tree: its stat and, when read, its content.
 type indexed struct {
 	Stat  stat   `json:"t"`
 	Entry *Entry `json:"e"`
+	big   bool   // over MaxFileSize: compared, never kept
+	stale bool   // changed while it was read: Entry is this step's, not the stat's
+}
+
+// mark is an open step's record of the tree at its scan before the first
+// shell or MCP tool: the first time a file changes after it, its state
+// before is logged, so what the step changed is the log's paths and not a
+// comparison of every path.
+type mark struct {
+	log   map[string]prior
+	skips []Skip // what the scan left out
+}
+
+// prior is a file's state when the mark was made; had is false when it
+// did not exist.
+type prior struct {
+	it  indexed
+	had bool
+}
+
+// put sets a file's state, logging its old one in the open marks.
+func (ix *index) put(k string, it indexed) {
+	old, had := ix.files[k]
+	if had && old == it {
+		return
+	}
+	ix.logOld(k, old, had)
+	ix.files[k] = it
+	if it.big || (it.Entry != nil && !it.stale) {
+		delete(ix.pending, k)
+	} else {
+		ix.pending[k] = struct{}{}
+	}
+	ix.changed++
+}
+
+// del drops a file, logging its old state in the open marks.
+func (ix *index) del(k string) {
+	old, had := ix.files[k]
+	if !had {
+		return
+	}
+	ix.logOld(k, old, true)
+	delete(ix.files, k)
+	delete(ix.pending, k)
+	ix.changed++
+}
+
+func (ix *index) logOld(k string, old indexed, had bool) {
+	for _, m := range ix.marks {
+		if _, ok := m.log[k]; !ok {
+			m.log[k] = prior{old, had}
+		}
+	}
+}
+
+// setStat records what a scan found of a file: its content stays kept
+// when its stat did not change.
+func (ix *index) setStat(k string, st stat, big bool) {
+	if old, ok := ix.files[k]; ok && old.Stat == st && old.big == big {
+		return
+	}
+	ix.put(k, indexed{Stat: st, big: big})
+}
+
+// found is setStat for a walk, counting in ix.seen the files it found
+// that the tree holds. It makes a string of k only for a file new to the
+// tree.
+func (ix *index) found(k []byte, st stat, big bool) {
+	old, ok := ix.files[string(k)]
+	if ok {
+		ix.seen++
+		if old.Stat == st && old.big == big {
+			return
+		}
+	}
+	ix.setStat(string(k), st, big)
+	if !ok {
+		ix.seen++
+	}
+}
+
+// at is file k as mark m saw it; ix.mu is held.
+func (ix *index) at(m *mark, k string) (indexed, bool) {
+	if p, ok := m.log[k]; ok {
+		return p.it, p.had
+	}
+	it, ok := ix.files[k]
+	return it, ok
+}
+
+// openMark starts logging changes for a step; ix.mu is held.
+func (ix *index) openMark(skips []Skip) *mark {
+	m := &mark{log: map[string]prior{}, skips: skips}
+	ix.marks = append(ix.marks, m)
+	return m
+}
+
+// closeMark stops logging for m; ix.mu is held.
+func (ix *index) closeMark(m *mark) {
+	ix.marks = slices.DeleteFunc(ix.marks, func(o *mark) bool { return o == m })
 }
 
 // indexSaveEvery is how often a changed index is saved while the store is
@@ -220,10 +367,15 @@ func (s *Store) indexFor(worktree string) *index {
 	if ix, ok := s.indexes[worktree]; ok {
 		return ix
 	}
-	ix := &index{worktree: worktree, files: map[string]indexed{}}
+	ix := &index{worktree: worktree, files: map[string]indexed{}, pending: map[string]struct{}{}, dirs: map[string]dirState{}}
 	if b, err := os.ReadFile(s.indexFile(worktree)); err == nil {
 		if wt, files, err := decodeIndex(b); err == nil && wt == worktree {
 			ix.files, ix.loaded = files, true
+			for k, it := range files {
+				if it.Entry == nil {
+					ix.pending[k] = struct{}{}
+				}
+			}
 		}
 	}
 	s.indexes[worktree] = ix
