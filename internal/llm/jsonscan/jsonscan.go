@@ -175,7 +175,15 @@ func (s *Scanner) Null() bool {
 
 // Str reads a string. Escapes of surrogate halves, control characters and
 // invalid UTF-8 fail the scan: encoding/json's replacements are left to it.
-func (s *Scanner) Str() string {
+func (s *Scanner) Str() string { return s.StrFunc(nil) }
+
+// StrFunc reads a string as Str does and returns conv of its decoded
+// bytes, which conv must not keep: a decoder that shares equal strings
+// looks them up without making one. A nil conv makes a new string.
+func (s *Scanner) StrFunc(conv func(b []byte) string) string {
+	if conv == nil {
+		conv = newString
+	}
 	s.space()
 	if !s.ok || s.i >= len(s.b) || s.b[s.i] != '"' {
 		s.Fail()
@@ -191,9 +199,12 @@ func (s *Scanner) Str() string {
 				s.Fail()
 				return ""
 			}
-			return string(s.b[start:j])
+			return conv(s.b[start:j])
 		case c == '\\':
-			return s.unescape(start, j)
+			if out := s.unescape(start, j); s.ok {
+				return conv(out)
+			}
+			return ""
 		case c < 0x20:
 			s.Fail()
 			return ""
@@ -205,6 +216,8 @@ func (s *Scanner) Str() string {
 	return ""
 }
 
+func newString(b []byte) string { return string(b) }
+
 // StrOrNull reads a string or null (as "").
 func (s *Scanner) StrOrNull() string {
 	if s.Null() {
@@ -213,7 +226,9 @@ func (s *Scanner) StrOrNull() string {
 	return s.Str()
 }
 
-func (s *Scanner) unescape(start, j int) string {
+// unescape reads the rest of a string that starts at start and holds an
+// escape at j, and returns its decoded bytes.
+func (s *Scanner) unescape(start, j int) []byte {
 	out := make([]byte, 0, j-start+16)
 	out = append(out, s.b[start:j]...)
 	for j < len(s.b) {
@@ -223,12 +238,12 @@ func (s *Scanner) unescape(start, j int) string {
 			s.i = j + 1
 			if !utf8.Valid(out) {
 				s.Fail()
-				return ""
+				return nil
 			}
-			return string(out)
+			return out
 		case c < 0x20:
 			s.Fail()
-			return ""
+			return nil
 		case c != '\\':
 			out = append(out, c)
 			j++
@@ -253,24 +268,24 @@ func (s *Scanner) unescape(start, j int) string {
 		case 'u':
 			if j+6 > len(s.b) {
 				s.Fail()
-				return ""
+				return nil
 			}
 			r, err := strconv.ParseUint(string(s.b[j+2:j+6]), 16, 32)
 			if err != nil || (r >= 0xD800 && r < 0xE000) {
 				s.Fail()
-				return ""
+				return nil
 			}
 			out = utf8.AppendRune(out, rune(r))
 			j += 6
 			continue
 		default:
 			s.Fail()
-			return ""
+			return nil
 		}
 		j += 2
 	}
 	s.Fail()
-	return ""
+	return nil
 }
 
 // Int reads an integer that fits an int64 (no fraction, no exponent).
@@ -349,4 +364,95 @@ func (s *Scanner) SkipUnknown(key []byte, known ...string) bool {
 	}
 	s.Skip()
 	return true
+}
+
+// number reads a JSON number and returns its text; integer says whether
+// it has neither a fraction nor an exponent.
+func (s *Scanner) number() (num []byte, integer bool) {
+	s.space()
+	if !s.ok {
+		return nil, false
+	}
+	b, start, j := s.b, s.i, s.i
+	digits := func() bool {
+		k := j
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		return j > k
+	}
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	if j < len(b) && b[j] == '0' {
+		j++
+	} else if !digits() {
+		s.Fail()
+		return nil, false
+	}
+	integer = true
+	if j < len(b) && b[j] == '.' {
+		j++
+		if !digits() {
+			s.Fail()
+			return nil, false
+		}
+		integer = false
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if !digits() {
+			s.Fail()
+			return nil, false
+		}
+		integer = false
+	}
+	s.i = j
+	return b[start:j], integer
+}
+
+// Float reads a number that fits a float64.
+func (s *Scanner) Float() float64 {
+	num, integer := s.number()
+	if !s.ok {
+		return 0
+	}
+	if digits := bytes.TrimPrefix(num, []byte("-")); integer && len(digits) <= 15 {
+		// Integers of up to 15 digits, such as a cost of 0, are exact as
+		// float64.
+		var n int64
+		for _, c := range digits {
+			n = n*10 + int64(c-'0')
+		}
+		f := float64(n)
+		if len(digits) < len(num) {
+			f = -f
+		}
+		return f
+	}
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil {
+		s.Fail()
+	}
+	return f
+}
+
+// Bool reads true or false.
+func (s *Scanner) Bool() bool {
+	s.space()
+	switch {
+	case !s.ok:
+	case len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "true":
+		s.i += 4
+		return true
+	case len(s.b)-s.i >= 5 && string(s.b[s.i:s.i+5]) == "false":
+		s.i += 5
+		return false
+	default:
+		s.Fail()
+	}
+	return false
 }
