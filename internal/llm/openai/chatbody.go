@@ -3,8 +3,9 @@ package openai
 import (
 	"bytes"
 
+	"github.com/codeloop/codeloop/internal/llm/jsonwrite"
+
 	"strings"
-	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3/option"
 
@@ -171,58 +172,6 @@ func appendChatMessage(b []byte, n int, m llm.Message) ([]byte, int) {
 // emptyText is llm.DropEmpty's test for a text part it drops.
 func emptyText(p llm.Part) bool { return strings.TrimSpace(p.Text) == "" && p.Signature == "" }
 
-const hexDigits = "0123456789abcdef"
-
 // appendJSONString appends s as a JSON string the way the SDK's encoder
-// writes it: no HTML escaping, U+2028 and U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// writes it.
+func appendJSONString(b []byte, s string) []byte { return jsonwrite.AppendString(b, s, false) }
