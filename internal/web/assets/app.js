@@ -83,11 +83,13 @@ async function main() {
   wire();
   let connected = false;
   stopEvents = subscribe(onEvent, () => {
-    // The first connection comes with the page's own loading; a later one
-    // follows a break, in which events may have been missed.
+    // The first connection comes with the page's own loading, but a
+    // prompt sent before it was up has its events missed: the session on
+    // screen is read again. A later connection follows a break, in which
+    // any event may have been missed.
     const first = !connected;
     connected = true;
-    (first ? loadStatus() : resync()).catch(toast);
+    (first ? Promise.all([loadStatus(), S.current && openSession(S.current.id, true)]) : resync()).catch(toast);
   }, loggedOut);
   // The session first: it is what the page is opened for.
   route();
