@@ -85,3 +85,23 @@ func ToolResultText(p Part) string {
 	}
 	return ValidText(p.Output)
 }
+
+// Plain reports whether every message holds only text, reasoning, tool
+// calls and tool results without attachments: a history the adapters can
+// write into a request body themselves, without the SDKs' parameter types.
+func Plain(msgs []Message) bool {
+	for _, m := range msgs {
+		for _, part := range m.Parts {
+			switch part.Type {
+			case PartText, PartReasoning, PartToolCall:
+			case PartToolResult:
+				if len(part.Attachments) > 0 {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}

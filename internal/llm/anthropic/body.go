@@ -26,7 +26,7 @@ import (
 // directly, and the per-request options, or ok false when req holds
 // something only the SDK's path handles.
 func messagesBody(req *llm.Request) (body []byte, opts []option.RequestOption, ok bool) {
-	if !plainMessages(req.Messages) {
+	if !llm.Plain(req.Messages) {
 		return nil, nil, false
 	}
 	rest := *req
@@ -84,25 +84,6 @@ func messagesBody(req *llm.Request) (body []byte, opts []option.RequestOption, o
 	}
 	b = append(b, ']')
 	return append(b, head[at:]...), opts, true
-}
-
-// plainMessages reports whether every message holds only text, reasoning,
-// tool calls and tool results without attachments.
-func plainMessages(msgs []llm.Message) bool {
-	for _, m := range msgs {
-		for _, part := range m.Parts {
-			switch part.Type {
-			case llm.PartText, llm.PartReasoning, llm.PartToolCall:
-			case llm.PartToolResult:
-				if len(part.Attachments) > 0 {
-					return false
-				}
-			default:
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // bodyBlock is a part that becomes a content block, and whether it

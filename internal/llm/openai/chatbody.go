@@ -26,7 +26,7 @@ import (
 // directly, and the per-request options, or ok false when req holds
 // something only the SDK's path handles.
 func (p *Chat) chatBody(req *llm.Request) (body []byte, opts []option.RequestOption, ok bool) {
-	if p.cfg.Mistral || p.cfg.ReasoningField != "" || !plainChat(req.Messages) {
+	if p.cfg.Mistral || p.cfg.ReasoningField != "" || !llm.Plain(req.Messages) {
 		return nil, nil, false
 	}
 	rest := *req
@@ -69,25 +69,6 @@ func (p *Chat) chatBody(req *llm.Request) (body []byte, opts []option.RequestOpt
 	}
 	b = append(b, head[1:]...)
 	return b, opts, true
-}
-
-// plainChat reports whether every message holds only text, reasoning,
-// tool calls and tool results without attachments.
-func plainChat(msgs []llm.Message) bool {
-	for _, m := range msgs {
-		for _, part := range m.Parts {
-			switch part.Type {
-			case llm.PartText, llm.PartReasoning, llm.PartToolCall:
-			case llm.PartToolResult:
-				if len(part.Attachments) > 0 {
-					return false
-				}
-			default:
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // appendChatMessage writes m as chatMessages would convert it (after
