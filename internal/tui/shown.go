@@ -45,13 +45,7 @@ func entryText(e entry) string {
 
 // messageOf is the id of the message an entry belongs to: its key up to
 // the first slash.
-func messageOf(e entry) string {
-	k := e.key()
-	if i := strings.IndexByte(k, '/'); i >= 0 {
-		return k[:i]
-	}
-	return k
-}
+func messageOf(e entry) string { return msgOf(e.key()) }
 
 // lineRef says where a line of the transcript's view comes from: entry
 // and line of its render; entry is -1 for padding, line -1 for the blank

@@ -53,7 +53,7 @@ func msgOf(key string) string {
 // one, len(entries) when none.
 func (t *transcript) firstOf(id string) int {
 	i, _ := slices.BinarySearchFunc(t.entries, id, func(e entry, id string) int {
-		return strings.Compare(msgOf(e.key()), id)
+		return strings.Compare(messageOf(e), id)
 	})
 	return i
 }
