@@ -78,6 +78,15 @@ func (r *responsesEncoder) done(key string, item map[string]any) {
 	r.emit("response.output_item.done", map[string]any{"output_index": it.index, "item": item})
 }
 
+// started is the open item under key, started with start when a delta
+// comes before its start event.
+func (r *responsesEncoder) started(key string, start llm.Event) *outItem {
+	if r.items[key] == nil {
+		r.event(start)
+	}
+	return r.items[key]
+}
+
 func (r *responsesEncoder) event(ev llm.Event) {
 	switch ev.Type {
 	case llm.EventTextStart:
@@ -87,11 +96,7 @@ func (r *responsesEncoder) event(ev llm.Event) {
 		r.emit("response.content_part.added", map[string]any{"item_id": it.id, "output_index": it.index, "content_index": 0,
 			"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
 	case llm.EventTextDelta:
-		it := r.items["t:"+ev.ID]
-		if it == nil {
-			r.event(llm.Event{Type: llm.EventTextStart, ID: ev.ID})
-			it = r.items["t:"+ev.ID]
-		}
+		it := r.started("t:"+ev.ID, llm.Event{Type: llm.EventTextStart, ID: ev.ID})
 		it.text.WriteString(ev.Text)
 		r.emit("response.output_text.delta", map[string]any{"item_id": it.id, "output_index": it.index, "content_index": 0, "delta": ev.Text})
 	case llm.EventTextEnd:
@@ -111,11 +116,7 @@ func (r *responsesEncoder) event(ev llm.Event) {
 		r.emit("response.reasoning_summary_part.added", map[string]any{"item_id": it.id, "output_index": it.index, "summary_index": 0,
 			"part": map[string]any{"type": "summary_text", "text": ""}})
 	case llm.EventReasoningDelta:
-		it := r.items["r:"+ev.ID]
-		if it == nil {
-			r.event(llm.Event{Type: llm.EventReasoningStart, ID: ev.ID})
-			it = r.items["r:"+ev.ID]
-		}
+		it := r.started("r:"+ev.ID, llm.Event{Type: llm.EventReasoningStart, ID: ev.ID})
 		it.text.WriteString(ev.Text)
 		r.emit("response.reasoning_summary_text.delta", map[string]any{"item_id": it.id, "output_index": it.index, "summary_index": 0, "delta": ev.Text})
 	case llm.EventReasoningEnd:
