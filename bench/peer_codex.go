@@ -44,16 +44,8 @@ func newCodexPeer(path string) (*peer, error) {
 		prepare: prepareCodex,
 		warmUp:  exec("say ready"),
 		scenarios: map[string]peerScenario{
-			"chatty": {
-				steps: scenarioByName("chatty").steps,
-				args:  exec("write a very long answer"),
-				check: func(_ *project, ex execution) string {
-					if n := strings.Count(string(ex.stdout), " w"); n < chattyTokens-1 {
-						return fmt.Sprintf("printed %d words of %d", n+1, chattyTokens)
-					}
-					return ""
-				},
-			},
+			"chatty":     codexChatty("chatty", exec),
+			"chatty-80k": codexChatty("chatty-80k", exec),
 			"edit-and-test": {
 				steps: codexEditAndTest,
 				args:  exec(editAndTestArgs[len(editAndTestArgs)-1]),
@@ -61,6 +53,13 @@ func newCodexPeer(path string) (*peer, error) {
 			},
 		},
 	}, nil
+}
+
+// codexChatty is a chatty scenario for Codex: the same stream, and the
+// same count of the words it printed (its JSON lines hold the answer).
+func codexChatty(name string, exec func(string) []string) peerScenario {
+	sc := scenarioByName(name)
+	return peerScenario{steps: sc.steps, args: exec(sc.args[len(sc.args)-1]), check: sc.check}
 }
 
 // findCodex resolves the native Codex executable. The npm package's

@@ -39,25 +39,8 @@ var scenarios = []*scenario{
 		args:   editAndTestArgs,
 		check:  editAndTestCheck,
 	},
-	{
-		name:  "chatty",
-		about: "one 20,000-token answer streamed in 20,000 deltas",
-		steps: func() []fakellm.Step {
-			var sb strings.Builder
-			for i := range chattyTokens {
-				fmt.Fprintf(&sb, "w%d ", i%1000)
-			}
-			text := fakellm.Text("t1", sb.String())
-			return []fakellm.Step{append(text, fakellm.Finish(llm.FinishStop, llm.Usage{Input: 1000, Output: chattyTokens})...)}
-		},
-		args: []string{"run", "write a very long answer"},
-		check: func(_ *project, ex execution) string {
-			if n := strings.Count(string(ex.stdout), " w"); n < chattyTokens-1 {
-				return fmt.Sprintf("printed %d words of %d", n+1, chattyTokens)
-			}
-			return ""
-		},
-	},
+	chatty("chatty", chattyTokens),
+	chatty("chatty-80k", 4*chattyTokens),
 	{
 		name:  "long-session",
 		about: fmt.Sprintf("continue a session of %d messages with one more prompt", longSessionMessages),
@@ -267,6 +250,30 @@ func longSessionCheck(_ *project, ex execution) string {
 		return "no answer"
 	}
 	return ""
+}
+
+// chatty is one answer of n tokens streamed in n deltas; its sizes show
+// whether the cost per delta grows with the answer.
+func chatty(name string, n int) *scenario {
+	return &scenario{
+		name:  name,
+		about: fmt.Sprintf("one %d-token answer streamed in %d deltas", n, n),
+		steps: func() []fakellm.Step {
+			var sb strings.Builder
+			for i := range n {
+				fmt.Fprintf(&sb, "w%d ", i%1000)
+			}
+			text := fakellm.Text("t1", sb.String())
+			return []fakellm.Step{append(text, fakellm.Finish(llm.FinishStop, llm.Usage{Input: 1000, Output: int64(n)})...)}
+		},
+		args: []string{"run", "write a very long answer"},
+		check: func(_ *project, ex execution) string {
+			if got := strings.Count(string(ex.stdout), " w"); got < n-1 {
+				return fmt.Sprintf("printed %d words of %d", got+1, n)
+			}
+			return ""
+		},
+	}
 }
 
 // longSession is the long-session scenario at another size; compacted

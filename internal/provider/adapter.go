@@ -272,7 +272,7 @@ func (r *Registry) client(p *Info) *http.Client {
 // transport is the providers' shared transport: http.DefaultTransport's
 // settings, with the proxy of the registry's environment.
 func (r *Registry) transport() *http.Transport {
-	r.trOnce.Do(func() { r.tr = llm.ProxyTransport(r.opts.Getenv) })
+	r.trOnce.Do(func() { r.tr = llm.StreamTransport(r.opts.Getenv) })
 	return r.tr
 }
 
