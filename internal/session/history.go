@@ -38,20 +38,30 @@ type history struct {
 	from  string // the first message id held; "" for the whole history
 	rev   int64
 	msgs  []*heldMessage // in id order
-	loads int            // how many times it was read from the store
+	// stored holds the decoded infos and parts of msgs, each message at
+	// its index (heldMessage.at): the messages of the last view, or of the
+	// read when no view was taken since. shared says a view handed it out:
+	// a later view then builds a new array rather than change this one.
+	stored []message.Message
+	shared bool
+	loads  int // how many times it was read from the store
 	// cached is the last view, while nothing was written or read since:
 	// the views a turn takes after its last write (the loop's last check,
 	// prune, Engine.Wait) share it instead of copying every message again.
 	cached *View
 }
 
-// heldMessage is a message of a history. raw is its stored JSON while it
-// has not been decoded since it was written.
+// heldMessage is a message of a history. Its decoded info and parts are
+// the history's stored[at]; raw is its info's stored JSON while it has
+// not been decoded since it was written.
 type heldMessage struct {
 	id    string
 	raw   []byte
-	info  message.Info
+	at    int         // its index in the history's stored messages; -1 when new
 	parts []*heldPart // in id order
+	// partsChanged says a part was added or written since stored[at]'s
+	// parts were listed.
+	partsChanged bool
 }
 
 // heldPart is a part of a held message, decoded lazily like the message.
@@ -127,7 +137,7 @@ func (h *history) putMessage(id string, data []byte) {
 		h.msgs[i].raw = data
 		return
 	}
-	h.msgs = slices.Insert(h.msgs, i, &heldMessage{id: id, raw: data})
+	h.msgs = slices.Insert(h.msgs, i, &heldMessage{id: id, raw: data, at: -1})
 }
 
 // putPart applies a stored part.
@@ -143,6 +153,7 @@ func (h *history) putPart(messageID, id string, data []byte) {
 		return
 	}
 	m := h.msgs[i]
+	m.partsChanged = true
 	j, found := slices.BinarySearchFunc(m.parts, id, func(p *heldPart, id string) int { return strings.Compare(p.id, id) })
 	if found {
 		m.parts[j].raw = data
@@ -216,27 +227,21 @@ func (h *history) view() (View, bool, error) {
 	if h.cached != nil {
 		return *h.cached, true, nil
 	}
-	if err := decodeHeld(h.msgs); err != nil {
+	stored, err := h.update()
+	if err != nil {
 		h.valid = false
 		return View{}, false, err
-	}
-	stored := make([]message.Message, len(h.msgs))
-	for i, m := range h.msgs {
-		parts := make([]message.Part, len(m.parts))
-		for j, p := range m.parts {
-			parts[j] = p.part
-		}
-		stored[i] = message.Message{Info: m.info, Parts: parts}
 	}
 	model := message.FilterCompacted(stored)
 	model = model[:len(model):len(model)] // a caller's append never writes into a shared view
 	start, ok := compactionStart(stored, model)
 	if !ok {
 		// Without a compaction the model sees everything.
-		v := View{Stored: stored, From: h.from, Model: model}
+		v := View{Stored: stored[:len(stored):len(stored)], From: h.from, Model: model}
 		if h.from != "" {
 			return v, false, nil
 		}
+		h.shared = true
 		h.cached = &v
 		return v, true, nil
 	}
@@ -247,27 +252,57 @@ func (h *history) view() (View, bool, error) {
 		// A newer compaction completed: forget what it summarised.
 		n, _ := slices.BinarySearchFunc(h.msgs, start, func(m *heldMessage, id string) int { return strings.Compare(m.id, id) })
 		h.msgs = slices.Delete(h.msgs, 0, n)
+		for _, m := range h.msgs {
+			m.at -= n
+		}
 		stored = stored[n:]
+		h.stored = stored
 		h.from = start
 	}
-	v := View{Stored: stored, From: h.from, Model: model}
+	v := View{Stored: stored[:len(stored):len(stored)], From: h.from, Model: model}
+	h.shared = true
 	h.cached = &v
 	return v, true, nil
 }
 
-// decodeHeld decodes the messages and parts written since they were last
-// decoded: a step's own writes, as a history read from the store is
-// decoded while it is read.
-func decodeHeld(msgs []*heldMessage) error {
-	for _, m := range msgs {
-		if err := decodeInfo(m, nil); err != nil {
-			return err
-		}
-		if err := decodeParts(m.parts, nil); err != nil {
-			return err
-		}
+// update decodes what was written since the last view and returns the
+// history's messages with their parts. A message that did not change
+// keeps its info and its list of parts; the array holding them is new when
+// the last one went out in a view, or messages were added.
+func (h *history) update() ([]message.Message, error) {
+	old, stored := h.stored, h.stored
+	fresh := h.shared || len(old) != len(h.msgs)
+	if fresh {
+		stored = make([]message.Message, len(h.msgs))
 	}
-	return nil
+	for i, m := range h.msgs {
+		dst := &stored[i]
+		switch {
+		case m.raw != nil:
+			dst.Info = message.Info{}
+			if err := decodeInfo(m, &dst.Info, nil); err != nil {
+				return nil, err
+			}
+		case fresh:
+			dst.Info = old[m.at].Info
+		}
+		switch {
+		case m.partsChanged || m.at < 0:
+			if err := decodeParts(m.parts, nil); err != nil {
+				return nil, err
+			}
+			parts := make([]message.Part, len(m.parts))
+			for j, p := range m.parts {
+				parts[j] = p.part
+			}
+			dst.Parts = parts
+		case fresh:
+			dst.Parts = old[m.at].Parts
+		}
+		m.at, m.partsChanged = i, false
+	}
+	h.stored, h.shared = stored, false
+	return stored, nil
 }
 
 // compactionStart returns the first message id the model still sees of a

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/codeloop/codeloop/internal/approval"
 	"github.com/codeloop/codeloop/internal/bus"
@@ -421,5 +422,82 @@ func TestRecoverHiddenByCompaction(t *testing.T) {
 	}
 	if v, err := s.View(ctx, sess.ID); err != nil || v.From <= unfinished.ID {
 		t.Errorf("the loop's view starts at %q (%v); want after the repaired message %s", v.From, err, unfinished.ID)
+	}
+}
+
+// TestViewKeepsEarlierViews checks that a view taken after writes shows
+// them, that a view taken before keeps what it showed, and that the
+// messages the writes did not touch keep their lists of parts.
+func TestViewKeepsEarlierViews(t *testing.T) {
+	ctx := context.Background()
+	s, sid := storedTurns(t, 40)
+	v1, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(v1.Stored)
+
+	// Rewrite the first message's first part, and add a message.
+	first := v1.Stored[0]
+	text, ok := first.Parts[0].(*message.TextPart)
+	if !ok {
+		t.Fatalf("the first part is a %T, want a text part", first.Parts[0])
+	}
+	changed := *text
+	changed.Text = "rewritten"
+	if err := s.PutPart(ctx, &changed); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := json.Marshal(v1.Stored); !bytes.Equal(after, before) {
+		t.Errorf("a write changed a view taken before it")
+	}
+	if got := v2.Stored[0].Parts[0].(*message.TextPart).Text; got != "rewritten" {
+		t.Errorf("the rewritten part reads %q in the later view", got)
+	}
+	for i := 1; i < len(v1.Stored); i++ {
+		if unsafe.SliceData(v1.Stored[i].Parts) != unsafe.SliceData(v2.Stored[i].Parts) {
+			t.Errorf("message %d was not written but its list of parts was made again", i)
+			break
+		}
+	}
+
+	// A message added shows in the next view.
+	added := message.Info{ID: id.Ascending(id.Message), SessionID: sid, Role: message.RoleUser, Agent: "build",
+		Time: message.Time{Created: time.Now().UnixMilli()}}
+	if err := s.PutMessage(ctx, added); err != nil {
+		t.Fatal(err)
+	}
+	v2, err = s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v2.Stored) != len(v1.Stored)+1 || v2.Stored[len(v2.Stored)-1].Info.ID != added.ID {
+		t.Fatalf("the view after the writes holds %d messages, want %d ending with %s", len(v2.Stored), len(v1.Stored)+1, added.ID)
+	}
+	if cap(v2.Stored) != len(v2.Stored) || cap(v2.Model) != len(v2.Model) {
+		t.Errorf("a view's slices have room to append into: Stored %d/%d, Model %d/%d",
+			len(v2.Stored), cap(v2.Stored), len(v2.Model), cap(v2.Model))
+	}
+
+	// Without writes the next view is the same.
+	v3, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unsafe.SliceData(v3.Stored) != unsafe.SliceData(v2.Stored) {
+		t.Errorf("a view without writes in between built its messages again")
+	}
+	// And the history a fresh read gives is the one the writes made.
+	fresh, err := NewSessions(s.store, nil, "test").View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(fresh.Stored)
+	if got, _ := json.Marshal(v3.Stored); !bytes.Equal(got, want) {
+		t.Errorf("the kept history differs from a fresh read:\n got %.300s\nwant %.300s", got, want)
 	}
 }

@@ -20,12 +20,13 @@ const loadBatch = 256
 // parts are decoded while they are read (see readHistory), so h holds no
 // undecoded row when load returns without error.
 func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
-	h.valid, h.msgs, h.from, h.cached = false, nil, "", nil
+	h.valid, h.msgs, h.stored, h.shared, h.from, h.cached = false, nil, nil, false, "", nil
 	h.loads++
 	var (
-		rev  int64
-		from string
-		msgs []*heldMessage
+		rev    int64
+		from   string
+		msgs   []*heldMessage
+		stored []message.Message
 	)
 	err := s.store.Read(ctx, func(tx *store.Tx) error {
 		var err error
@@ -38,24 +39,34 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 			}
 		}
 		// The reader keeps a processor busy itself.
-		msgs, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
+		msgs, stored, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	h.valid, h.rev, h.from, h.msgs = true, rev, from, msgs
+	h.valid, h.rev, h.from, h.msgs, h.stored = true, rev, from, msgs, stored
 	return nil
 }
 
 // readHistory reads the session's messages from the id from on, with their
-// parts, and decodes them. The rows are streamed from the store and handed
-// in batches to up to workers goroutines, which decode them while the rest
-// is still being read; each row's JSON is dropped once it is decoded.
-// readHistory returns when every goroutine it started has ended. The first
-// decoding error stops the reading and is returned; so is a read error, or
-// the end of ctx.
-func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]*heldMessage, error) {
+// parts, and decodes them: each message's info into its element of the
+// array it returns beside the held messages (their parts are listed by the
+// first view). The rows are streamed from the store and handed in batches
+// to up to workers goroutines, which decode them while the rest is still
+// being read; each row's JSON is dropped once it is decoded. readHistory
+// returns when every goroutine it started has ended. The first decoding
+// error stops the reading and is returned; so is a read error, or the end
+// of ctx.
+func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]*heldMessage, []message.Message, error) {
+	n, err := tx.CountMessagesFrom(ctx, sessionID, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The infos are decoded in place: the array is made once, at its
+	// size. (The count and the rows are read in one transaction; a
+	// message beyond the count would be left to the first view.)
+	stored := make([]message.Message, n)
 	d := newDecoders(ctx, workers)
 	var (
 		msgs  []*heldMessage
@@ -70,10 +81,14 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		batch = decodeBatch{}
 		return err
 	}
-	err := tx.EachMessageFrom(d.ctx, sessionID, from, func(r store.Message) error {
-		m := &heldMessage{id: r.ID, raw: r.Data}
+	err = tx.EachMessageFrom(d.ctx, sessionID, from, func(r store.Message) error {
+		m := &heldMessage{id: r.ID, raw: r.Data, at: -1, partsChanged: true}
+		if k := len(msgs); k < len(stored) {
+			m.at = k
+			batch.msgs = append(batch.msgs, m)
+			batch.infos = append(batch.infos, &stored[k].Info)
+		}
 		msgs = append(msgs, m)
-		batch.msgs = append(batch.msgs, m)
 		return flush()
 	})
 	if err == nil {
@@ -95,15 +110,17 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		err = batch.decode()
 	}
 	if err := d.close(err); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return msgs, nil
+	return msgs, stored[:min(len(msgs), len(stored))], nil
 }
 
-// decodeBatch is a run of held messages and parts to decode. The messages'
-// parts are not part of it: they come in batches of their own.
+// decodeBatch is a run of held messages and parts to decode, with where
+// each message's info goes. The messages' parts are not part of it: they
+// come in batches of their own.
 type decodeBatch struct {
 	msgs  []*heldMessage
+	infos []*message.Info
 	parts []*heldPart
 }
 
@@ -114,8 +131,10 @@ func (b decodeBatch) len() int { return len(b.msgs) + len(b.parts) }
 // batch.
 func (b decodeBatch) decode() error {
 	var strs message.Strings
-	if err := decodeInfos(b.msgs, &strs); err != nil {
-		return err
+	for i, m := range b.msgs {
+		if err := decodeInfo(m, b.infos[i], &strs); err != nil {
+			return err
+		}
 	}
 	return decodeParts(b.parts, &strs)
 }
@@ -192,32 +211,19 @@ func (d *decoders) close(readErr error) error {
 	return readErr
 }
 
-// decodeInfos decodes the pending infos of messages.
-func decodeInfos(msgs []*heldMessage, strs *message.Strings) error {
-	for _, m := range msgs {
-		if err := decodeInfo(m, strs); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// decodeInfo decodes a message's info if it is pending, sharing the
-// values strs holds (strs may be nil). The info's id is the row's.
-func decodeInfo(m *heldMessage, strs *message.Strings) error {
-	if m.raw == nil {
-		return nil
-	}
+// decodeInfo decodes a message's info into dst, which holds the zero
+// Info, and marks it decoded, sharing the values strs holds (strs may be
+// nil). The info's id is the row's.
+func decodeInfo(m *heldMessage, dst *message.Info, strs *message.Strings) error {
 	// Info decodes itself: calling it directly spares json.Unmarshal's
 	// validation pass, which Info's own decoding makes again.
-	var info message.Info
-	if err := info.Decode(m.raw, strs); err != nil {
+	if err := dst.Decode(m.raw, strs); err != nil {
 		return fmt.Errorf("decoding message %s: %w", m.id, err)
 	}
-	if info.ID == m.id {
-		info.ID = m.id
+	if dst.ID == m.id {
+		dst.ID = m.id
 	}
-	m.info, m.raw = info, nil
+	m.raw = nil
 	return nil
 }
 

@@ -37,14 +37,17 @@ func storedTurns(t *testing.T, n int) (*Sessions, string) {
 }
 
 // readAll runs readHistory over the whole session in a read transaction.
-func readAll(ctx context.Context, s *Sessions, sessionID string, workers int) ([]*heldMessage, error) {
-	var msgs []*heldMessage
+func readAll(ctx context.Context, s *Sessions, sessionID string, workers int) ([]*heldMessage, []message.Message, error) {
+	var (
+		msgs   []*heldMessage
+		stored []message.Message
+	)
 	err := s.store.Read(context.Background(), func(tx *store.Tx) error {
 		var err error
-		msgs, err = readHistory(ctx, tx, sessionID, "", workers)
+		msgs, stored, err = readHistory(ctx, tx, sessionID, "", workers)
 		return err
 	})
-	return msgs, err
+	return msgs, stored, err
 }
 
 // decoderGoroutines counts the goroutines decoding a history.
@@ -70,7 +73,7 @@ func TestReadHistory(t *testing.T) {
 		wantJSON, _ := json.Marshal(want)
 		for _, workers := range []int{1, 2, 4} {
 			t.Run(fmt.Sprintf("%d messages, %d workers", n, workers), func(t *testing.T) {
-				msgs, err := readAll(ctx, s, sid, workers)
+				msgs, stored, err := readAll(ctx, s, sid, workers)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -82,7 +85,10 @@ func TestReadHistory(t *testing.T) {
 					if m.raw != nil {
 						t.Errorf("message %s is not decoded", m.id)
 					}
-					got[i].Info = m.info
+					if m.at != i {
+						t.Fatalf("message %s is held at %d, want %d", m.id, m.at, i)
+					}
+					got[i].Info = stored[i].Info
 					for _, p := range m.parts {
 						if p.raw != nil {
 							t.Errorf("part %s is not decoded", p.id)
@@ -141,7 +147,7 @@ func TestReadHistoryDecodeError(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				msgs, err := readAll(ctx, s, sid, workers)
+				msgs, _, err := readAll(ctx, s, sid, workers)
 				if err == nil || !strings.Contains(err.Error(), bad) {
 					t.Fatalf("readHistory = %d messages, error %v; want an error naming %s", len(msgs), err, bad)
 				}
@@ -165,7 +171,7 @@ func TestReadHistoryCancelled(t *testing.T) {
 	s, sid := storedTurns(t, 601)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := readAll(ctx, s, sid, 2); !errors.Is(err, context.Canceled) {
+	if _, _, err := readAll(ctx, s, sid, 2); !errors.Is(err, context.Canceled) {
 		t.Fatalf("readHistory: error %v, want context.Canceled", err)
 	}
 	if g := decoderGoroutines(); g != 0 {

@@ -113,6 +113,17 @@ func (q q) ListMessagesFrom(ctx context.Context, sessionID, fromID string) ([]Me
 	return out, err
 }
 
+// CountMessagesFrom counts the session's messages whose id is fromID or
+// later: what EachMessageFrom reads in the same transaction.
+func (q q) CountMessagesFrom(ctx context.Context, sessionID, fromID string) (int, error) {
+	var n int
+	err := q.ex.QueryRowContext(ctx, `SELECT COUNT(*) FROM message WHERE session_id = ? AND id >= ?`, sessionID, fromID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting messages of %s: %w", sessionID, err)
+	}
+	return n, nil
+}
+
 // EachMessageFrom calls fn with each of the session's messages whose id is
 // fromID or later, in id order, as it reads them: a long history is never
 // held whole. fn may keep each message's Data but must not modify it. An
