@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -37,38 +38,39 @@ type history struct {
 	valid bool
 	from  string // the first message id held; "" for the whole history
 	rev   int64
-	msgs  []*heldMessage // in id order
-	// stored holds the decoded infos and parts of msgs, each message at
-	// its index (heldMessage.at): the messages of the last view, or of the
-	// read when no view was taken since. shared says a view handed it out:
-	// a later view then builds a new array rather than change this one.
+	// stored is the decoded messages with their parts, in id order: those
+	// of the last view, or of the read when no view was taken since.
+	// shared says a view handed the array out: a later view then builds a
+	// new array rather than change this one.
 	stored []message.Message
 	shared bool
-	loads  int // how many times it was read from the store
+	// written is the writes applied since the last view, by message id,
+	// still as stored: a view decodes them.
+	written map[string]*written
+	loads   int // how many times it was read from the store
 	// cached is the last view, while nothing was written or read since:
 	// the views a turn takes after its last write (the loop's last check,
 	// prune, Engine.Wait) share it instead of copying every message again.
 	cached *View
 }
 
-// heldMessage is a message of a history. Its decoded info and parts are
-// the history's stored[at]; raw is its info's stored JSON while it has
-// not been decoded since it was written.
-type heldMessage struct {
-	id    string
-	raw   []byte
-	at    int         // its index in the history's stored messages; -1 when new
-	parts []*heldPart // in id order
-	// partsChanged says a part was added or written since stored[at]'s
-	// parts were listed.
-	partsChanged bool
+// written is what was written of one message since the last view: its
+// info, when it was, and its parts, each once with its last data.
+type written struct {
+	info  []byte
+	parts []writtenPart
 }
 
-// heldPart is a part of a held message, decoded lazily like the message.
-type heldPart struct {
+type writtenPart struct {
 	id   string
-	raw  []byte
-	part message.Part
+	data []byte
+}
+
+// find returns where the message id is, or would be, in msgs (in id
+// order), and whether it is there.
+func find(msgs []message.Message, id string) (int, bool) {
+	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].Info.ID >= id })
+	return i, i < len(msgs) && msgs[i].Info.ID == id
 }
 
 // get returns the session's history, making an empty one (which loads on
@@ -132,12 +134,7 @@ func (h *history) putMessage(id string, data []byte) {
 	if id < h.from {
 		return
 	}
-	i, found := slices.BinarySearchFunc(h.msgs, id, func(m *heldMessage, id string) int { return strings.Compare(m.id, id) })
-	if found {
-		h.msgs[i].raw = data
-		return
-	}
-	h.msgs = slices.Insert(h.msgs, i, &heldMessage{id: id, raw: data, at: -1})
+	h.write(id).info = data
 }
 
 // putPart applies a stored part.
@@ -145,21 +142,35 @@ func (h *history) putPart(messageID, id string, data []byte) {
 	if messageID < h.from {
 		return
 	}
-	i, found := slices.BinarySearchFunc(h.msgs, messageID, func(m *heldMessage, id string) int { return strings.Compare(m.id, id) })
-	if !found {
-		// The message was stored by someone else: the revision shows it,
-		// but read again at once rather than hold a part without it.
-		h.valid = false
-		return
+	if _, ok := h.written[messageID]; !ok {
+		if _, found := find(h.stored, messageID); !found {
+			// The message was stored by someone else: the revision shows
+			// it, but read again at once rather than hold a part without it.
+			h.valid = false
+			return
+		}
 	}
-	m := h.msgs[i]
-	m.partsChanged = true
-	j, found := slices.BinarySearchFunc(m.parts, id, func(p *heldPart, id string) int { return strings.Compare(p.id, id) })
-	if found {
-		m.parts[j].raw = data
-		return
+	w := h.write(messageID)
+	for i := range w.parts {
+		if w.parts[i].id == id {
+			w.parts[i].data = data
+			return
+		}
 	}
-	m.parts = slices.Insert(m.parts, j, &heldPart{id: id, raw: data})
+	w.parts = append(w.parts, writtenPart{id: id, data: data})
+}
+
+// write returns the writes of a message since the last view.
+func (h *history) write(messageID string) *written {
+	w := h.written[messageID]
+	if w == nil {
+		if h.written == nil {
+			h.written = map[string]*written{}
+		}
+		w = &written{}
+		h.written[messageID] = w
+	}
+	return w
 }
 
 // View is what the loop reads of a session at the start of a step.
@@ -250,11 +261,7 @@ func (h *history) view() (View, bool, error) {
 	}
 	if start > h.from {
 		// A newer compaction completed: forget what it summarised.
-		n, _ := slices.BinarySearchFunc(h.msgs, start, func(m *heldMessage, id string) int { return strings.Compare(m.id, id) })
-		h.msgs = slices.Delete(h.msgs, 0, n)
-		for _, m := range h.msgs {
-			m.at -= n
-		}
+		n, _ := find(stored, start)
 		stored = stored[n:]
 		h.stored = stored
 		h.from = start
@@ -266,41 +273,69 @@ func (h *history) view() (View, bool, error) {
 }
 
 // update decodes what was written since the last view and returns the
-// history's messages with their parts. A message that did not change
+// history's messages with their parts. A message that was not written
 // keeps its info and its list of parts; the array holding them is new when
 // the last one went out in a view, or messages were added.
 func (h *history) update() ([]message.Message, error) {
-	old, stored := h.stored, h.stored
-	fresh := h.shared || len(old) != len(h.msgs)
-	if fresh {
-		stored = make([]message.Message, len(h.msgs))
+	if len(h.written) == 0 {
+		return h.stored, nil
 	}
-	for i, m := range h.msgs {
-		dst := &stored[i]
-		switch {
-		case m.raw != nil:
-			dst.Info = message.Info{}
-			if err := decodeInfo(m, &dst.Info, nil); err != nil {
+	ids := make([]string, 0, len(h.written))
+	added := 0
+	for id := range h.written {
+		ids = append(ids, id)
+		if _, found := find(h.stored, id); !found {
+			added++
+		}
+	}
+	slices.Sort(ids)
+	stored := h.stored
+	if h.shared || added > 0 {
+		// The new messages go in id order among the held ones.
+		old := stored
+		stored = make([]message.Message, 0, len(old)+added)
+		k := 0
+		for _, id := range ids {
+			j, found := find(old, id)
+			if found {
+				continue
+			}
+			stored = append(stored, old[k:j]...)
+			stored = append(stored, message.Message{Info: message.Info{ID: id}})
+			k = j
+		}
+		stored = append(stored, old[k:]...)
+	}
+	for _, id := range ids {
+		w := h.written[id]
+		i, _ := find(stored, id)
+		m := &stored[i]
+		if w.info != nil {
+			var info message.Info
+			if err := decodeInfo(id, w.info, &info, nil); err != nil {
 				return nil, err
 			}
-		case fresh:
-			dst.Info = old[m.at].Info
+			m.Info = info
 		}
-		switch {
-		case m.partsChanged || m.at < 0:
-			if err := decodeParts(m.parts, nil); err != nil {
+		if len(w.parts) == 0 {
+			continue
+		}
+		parts := slices.Clone(m.Parts) // a view may hold the list
+		for _, wp := range w.parts {
+			var p message.Part
+			if err := decodePart(wp.id, wp.data, &p, nil); err != nil {
 				return nil, err
 			}
-			parts := make([]message.Part, len(m.parts))
-			for j, p := range m.parts {
-				parts[j] = p.part
+			j, found := slices.BinarySearchFunc(parts, wp.id, func(p message.Part, id string) int { return strings.Compare(p.Base().ID, id) })
+			if found {
+				parts[j] = p
+			} else {
+				parts = slices.Insert(parts, j, p)
 			}
-			dst.Parts = parts
-		case fresh:
-			dst.Parts = old[m.at].Parts
 		}
-		m.at, m.partsChanged = i, false
+		m.Parts = parts[:len(parts):len(parts)]
 	}
+	clear(h.written)
 	h.stored, h.shared = stored, false
 	return stored, nil
 }

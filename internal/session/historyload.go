@@ -20,13 +20,13 @@ const loadBatch = 256
 // parts are decoded while they are read (see readHistory), so h holds no
 // undecoded row when load returns without error.
 func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
-	h.valid, h.msgs, h.stored, h.shared, h.from, h.cached = false, nil, nil, false, "", nil
+	h.valid, h.stored, h.shared, h.written, h.from, h.cached = false, nil, false, nil, "", nil
 	h.loads++
 	var (
 		rev    int64
 		from   string
-		msgs   []*heldMessage
 		stored []message.Message
+		extra  map[string]*written
 	)
 	err := s.store.Read(ctx, func(tx *store.Tx) error {
 		var err error
@@ -39,39 +39,42 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 			}
 		}
 		// The reader keeps a processor busy itself.
-		msgs, stored, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
+		stored, extra, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	h.valid, h.rev, h.from, h.msgs, h.stored = true, rev, from, msgs, stored
+	h.valid, h.rev, h.from, h.stored, h.written = true, rev, from, stored, extra
 	return nil
 }
 
 // readHistory reads the session's messages from the id from on, with their
-// parts, and decodes them: each message's info into its element of the
-// array it returns beside the held messages (their parts are listed by the
-// first view). The rows are streamed from the store and handed in batches
-// to up to workers goroutines, which decode them while the rest is still
-// being read; each row's JSON is dropped once it is decoded. readHistory
-// returns when every goroutine it started has ended. The first decoding
-// error stops the reading and is returned; so is a read error, or the end
-// of ctx.
-func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]*heldMessage, []message.Message, error) {
+// parts, and decodes them in place: into one array of messages and one of
+// parts, each made at its size (the counts are read in the same
+// transaction as the rows; rows beyond them, which that leaves none of,
+// would be returned as writes for the first view to decode). The rows are
+// streamed from the store and handed in batches to up to workers
+// goroutines, which decode them while the rest is still being read; each
+// row's JSON is dropped once it is decoded. readHistory returns when every
+// goroutine it started has ended. The first decoding error stops the
+// reading and is returned; so is a read error, or the end of ctx.
+func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]message.Message, map[string]*written, error) {
 	n, err := tx.CountMessagesFrom(ctx, sessionID, from)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The infos are decoded in place: the array is made once, at its
-	// size. (The count and the rows are read in one transaction; a
-	// message beyond the count would be left to the first view.)
+	np, err := tx.CountPartsFrom(ctx, sessionID, from)
+	if err != nil {
+		return nil, nil, err
+	}
 	stored := make([]message.Message, n)
+	parts := make([]message.Part, np)
+	extra := map[string]*written{}
 	d := newDecoders(ctx, workers)
 	var (
-		msgs  []*heldMessage
+		ids   []string // the messages' ids, read while their infos are decoded
 		batch decodeBatch
-		i     int // the message the next part belongs to, or after it
 	)
 	flush := func() error {
 		if batch.len() < loadBatch {
@@ -82,26 +85,36 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		return err
 	}
 	err = tx.EachMessageFrom(d.ctx, sessionID, from, func(r store.Message) error {
-		m := &heldMessage{id: r.ID, raw: r.Data, at: -1, partsChanged: true}
-		if k := len(msgs); k < len(stored) {
-			m.at = k
-			batch.msgs = append(batch.msgs, m)
-			batch.infos = append(batch.infos, &stored[k].Info)
+		if k := len(ids); k < n {
+			batch.infos = append(batch.infos, infoJob{id: r.ID, raw: r.Data, dst: &stored[k].Info})
+		} else {
+			extra[r.ID] = &written{info: r.Data}
 		}
-		msgs = append(msgs, m)
+		ids = append(ids, r.ID)
 		return flush()
 	})
 	if err == nil {
+		i, j, first := 0, 0, 0 // the message the next part belongs to, the next part, i's first part
 		err = tx.EachPartFrom(d.ctx, sessionID, from, func(r store.Part) error {
-			for i < len(msgs) && msgs[i].id < r.MessageID {
+			for i < len(ids) && ids[i] < r.MessageID {
 				i++
+				first = j
 			}
-			if i == len(msgs) || msgs[i].id != r.MessageID {
+			if i == len(ids) || ids[i] != r.MessageID {
 				return nil // a part without its message is not part of the history
 			}
-			p := &heldPart{id: r.ID, raw: r.Data}
-			msgs[i].parts = append(msgs[i].parts, p)
-			batch.parts = append(batch.parts, p)
+			if i >= n || j >= np {
+				w := extra[r.MessageID]
+				if w == nil {
+					w = &written{}
+					extra[r.MessageID] = w
+				}
+				w.parts = append(w.parts, writtenPart{id: r.ID, data: r.Data})
+				return nil
+			}
+			batch.parts = append(batch.parts, partJob{id: r.ID, raw: r.Data, dst: &parts[j]})
+			j++
+			stored[i].Parts = parts[first:j:j]
 			return flush()
 		})
 	}
@@ -112,31 +125,45 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 	if err := d.close(err); err != nil {
 		return nil, nil, err
 	}
-	return msgs, stored[:min(len(msgs), len(stored))], nil
+	return stored[:min(len(ids), n)], extra, nil
 }
 
-// decodeBatch is a run of held messages and parts to decode, with where
-// each message's info goes. The messages' parts are not part of it: they
-// come in batches of their own.
+// decodeBatch is a run of messages' infos and parts to decode, each with
+// where it goes.
 type decodeBatch struct {
-	msgs  []*heldMessage
-	infos []*message.Info
-	parts []*heldPart
+	infos []infoJob
+	parts []partJob
 }
 
-func (b decodeBatch) len() int { return len(b.msgs) + len(b.parts) }
+type infoJob struct {
+	id  string
+	raw []byte
+	dst *message.Info
+}
 
-// decode decodes the batch's messages and parts. The values they repeat
-// (the session id, the model, a part's message id, …) are held once per
-// batch.
+type partJob struct {
+	id  string
+	raw []byte
+	dst *message.Part
+}
+
+func (b decodeBatch) len() int { return len(b.infos) + len(b.parts) }
+
+// decode decodes the batch's infos and parts. The values they repeat (the
+// session id, the model, a part's message id, …) are held once per batch.
 func (b decodeBatch) decode() error {
 	var strs message.Strings
-	for i, m := range b.msgs {
-		if err := decodeInfo(m, b.infos[i], &strs); err != nil {
+	for _, j := range b.infos {
+		if err := decodeInfo(j.id, j.raw, j.dst, &strs); err != nil {
 			return err
 		}
 	}
-	return decodeParts(b.parts, &strs)
+	for _, j := range b.parts {
+		if err := decodePart(j.id, j.raw, j.dst, &strs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decoders is the goroutines that decode a history while it is read. They
@@ -211,37 +238,31 @@ func (d *decoders) close(readErr error) error {
 	return readErr
 }
 
-// decodeInfo decodes a message's info into dst, which holds the zero
-// Info, and marks it decoded, sharing the values strs holds (strs may be
-// nil). The info's id is the row's.
-func decodeInfo(m *heldMessage, dst *message.Info, strs *message.Strings) error {
+// decodeInfo decodes the info of message id from its stored JSON into
+// dst, which holds the zero Info, sharing the values strs holds (strs may
+// be nil). The info's id is the row's.
+func decodeInfo(id string, raw []byte, dst *message.Info, strs *message.Strings) error {
 	// Info decodes itself: calling it directly spares json.Unmarshal's
 	// validation pass, which Info's own decoding makes again.
-	if err := dst.Decode(m.raw, strs); err != nil {
-		return fmt.Errorf("decoding message %s: %w", m.id, err)
+	if err := dst.Decode(raw, strs); err != nil {
+		return fmt.Errorf("decoding message %s: %w", id, err)
 	}
-	if dst.ID == m.id {
-		dst.ID = m.id
+	if dst.ID == id {
+		dst.ID = id
 	}
-	m.raw = nil
 	return nil
 }
 
-// decodeParts decodes the pending parts of a list, sharing the values strs
-// holds (strs may be nil). A part's id is its row's.
-func decodeParts(parts []*heldPart, strs *message.Strings) error {
-	for _, p := range parts {
-		if p.raw == nil {
-			continue
-		}
-		d, err := message.DecodePart(p.raw, strs)
-		if err != nil {
-			return fmt.Errorf("decoding part %s: %w", p.id, err)
-		}
-		if base := d.Base(); base.ID == p.id {
-			base.ID = p.id
-		}
-		p.part, p.raw = d, nil
+// decodePart decodes part id from its stored JSON into dst, sharing the
+// values strs holds (strs may be nil). The part's id is the row's.
+func decodePart(id string, raw []byte, dst *message.Part, strs *message.Strings) error {
+	p, err := message.DecodePart(raw, strs)
+	if err != nil {
+		return fmt.Errorf("decoding part %s: %w", id, err)
 	}
+	if base := p.Base(); base.ID == id {
+		base.ID = id
+	}
+	*dst = p
 	return nil
 }

@@ -124,6 +124,17 @@ func (q q) CountMessagesFrom(ctx context.Context, sessionID, fromID string) (int
 	return n, nil
 }
 
+// CountPartsFrom counts the parts of the session's messages whose id is
+// fromID or later: what EachPartFrom reads in the same transaction.
+func (q q) CountPartsFrom(ctx context.Context, sessionID, fromID string) (int, error) {
+	var n int
+	err := q.ex.QueryRowContext(ctx, `SELECT COUNT(*) FROM part WHERE session_id = ? AND message_id >= ?`, sessionID, fromID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting parts of %s: %w", sessionID, err)
+	}
+	return n, nil
+}
+
 // EachMessageFrom calls fn with each of the session's messages whose id is
 // fromID or later, in id order, as it reads them: a long history is never
 // held whole. fn may keep each message's Data but must not modify it. An
