@@ -107,11 +107,12 @@ func decodeIndex(data []byte) (worktree string, files map[string]indexed, err er
 		return "", nil, errBadIndex
 	}
 	body := indexReader{s: r.s}
-	text, entries, ok := body.measure(n)
+	paths, entries, hashes, ok := body.measure(n)
 	if !ok {
 		return "", nil, errBadIndex
 	}
-	r.text.Grow(text)
+	r.paths.Grow(paths)
+	r.hashes.Grow(hashes * 64)
 	ents := make([]Entry, 0, entries)
 	files = make(map[string]indexed, n)
 	for range n {
@@ -140,40 +141,40 @@ func decodeIndex(data []byte) (worktree string, files map[string]indexed, err er
 	return worktree, files, nil
 }
 
-// measure reads n files' fields to learn how many bytes their paths and
-// hashes take as text and how many of them have an entry; false when they
-// do not read.
-func (r *indexReader) measure(n uint64) (text, entries int, ok bool) {
+// measure reads n files' fields to learn how many bytes their paths
+// take, how many of them have an entry and how many hashes those hold;
+// false when they do not read.
+func (r *indexReader) measure(n uint64) (paths, entries, hashes int, ok bool) {
 	for range n {
-		text += len(r.bytes())
+		paths += len(r.bytes())
 		for range 5 {
 			r.uvarint()
 		}
-		hashes := 0
+		h := 0
 		switch r.byte() {
 		case 0:
 		case 1:
-			hashes = 1
+			h = 1
 		case 2:
-			hashes = 2
+			h = 2
 		default:
 			r.bad = true
 		}
-		if hashes > 0 {
-			if len(r.s) < hashes*32 {
-				return 0, 0, false
+		if h > 0 {
+			if len(r.s) < h*32 {
+				return 0, 0, 0, false
 			}
-			r.s = r.s[hashes*32:]
-			text += hashes * 64
+			r.s = r.s[h*32:]
 			entries++
+			hashes += h
 			r.uvarint()
 			r.uvarint()
 		}
 		if r.bad {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 	}
-	return text, entries, true
+	return paths, entries, hashes, true
 }
 
 // indexReader reads the fields of a saved index; bad is set once a field
@@ -181,9 +182,10 @@ func (r *indexReader) measure(n uint64) (text, entries int, ok bool) {
 type indexReader struct {
 	s   []byte
 	bad bool
-	// text holds the strings made: each is a slice of it, which its
-	// builder never changes once written.
-	text strings.Builder
+	// paths and hashes hold the strings made: each is a slice of one of
+	// them, which a builder never changes once written. The paths are
+	// apart from the hashes so that the keys of the map lie together.
+	paths, hashes strings.Builder
 }
 
 func (r *indexReader) uvarint() uint64 {
@@ -218,14 +220,14 @@ func (r *indexReader) bytes() []byte {
 }
 
 func (r *indexReader) str() string {
-	return r.keep(r.bytes())
+	return keep(&r.paths, r.bytes())
 }
 
-// keep returns b as a string held in r.text.
-func (r *indexReader) keep(b []byte) string {
-	start := r.text.Len()
-	r.text.Write(b)
-	return r.text.String()[start:]
+// keep returns b as a string held in t.
+func keep(t *strings.Builder, b []byte) string {
+	start := t.Len()
+	t.Write(b)
+	return t.String()[start:]
 }
 
 func (r *indexReader) byte() byte {
@@ -246,5 +248,5 @@ func (r *indexReader) hash() string {
 	var h [64]byte
 	hex.Encode(h[:], r.s[:32])
 	r.s = r.s[32:]
-	return r.keep(h[:])
+	return keep(&r.hashes, h[:])
 }

@@ -159,7 +159,8 @@ func (s *Store) encoder() (*zstd.Encoder, error) {
 	s.codecMu.Lock()
 	defer s.codecMu.Unlock()
 	if s.enc == nil {
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault),
+			zstd.WithLowerEncoderMem(true)) // its tables are most of a run's garbage when a file or two changed
 		if err != nil {
 			return nil, fmt.Errorf("making the snapshot compressor: %w", err)
 		}
