@@ -3,6 +3,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io/fs"
@@ -92,3 +93,14 @@ func (d dirHandle) stat(l *dirList, e *dirEnt) (stat, error) {
 		return statOfSys(&st), nil
 	}
 }
+
+// nameLen is the length of the NUL-terminated name at the start of b.
+func nameLen(b []byte) int {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return i
+	}
+	return len(b)
+}
+
+// cname is the name of e with its NUL.
+func (l *dirList) cname(e *dirEnt) []byte { return l.names[e.off : e.off+e.n+1] }

@@ -1,9 +1,6 @@
 package snapshot
 
-import (
-	"bytes"
-	"io/fs"
-)
+import "io/fs"
 
 // dirList is one directory's entries as a walk reads them: the names in
 // one buffer, each followed by a NUL (so that it can be handed to the
@@ -46,9 +43,6 @@ func (l *dirList) add(name []byte, typ fs.FileMode) {
 // name is the name of e, without its NUL.
 func (l *dirList) name(e *dirEnt) []byte { return l.names[e.off : e.off+e.n] }
 
-// cname is the name of e with its NUL.
-func (l *dirList) cname(e *dirEnt) []byte { return l.names[e.off : e.off+e.n+1] }
-
 // has reports whether the list holds an entry named name.
 func (l *dirList) has(name string) bool {
 	for i := range l.ents {
@@ -57,12 +51,4 @@ func (l *dirList) has(name string) bool {
 		}
 	}
 	return false
-}
-
-// nameLen is the length of the NUL-terminated name at the start of b.
-func nameLen(b []byte) int {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return i
-	}
-	return len(b)
 }
