@@ -63,6 +63,9 @@ type dirState struct {
 	comps []string
 	rules []gitignore.Pattern
 	match gitignore.Matcher // nil when no rule applies
+	// ignoreFile says the directory has a .gitignore of its own, whose
+	// rules are the last of rules.
+	ignoreFile bool
 }
 
 // scanner walks a project within the limits above. Directories are read
@@ -149,7 +152,8 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 		sc.skip(Skip{Path: rel(comps), Reason: "unreadable: " + err.Error()})
 		return
 	}
-	if l.has(".gitignore") {
+	ignoreFile := l.has(".gitignore")
+	if ignoreFile {
 		rules = append(slices.Clip(rules), readIgnore(filepath.Join(path, ".gitignore"), comps)...)
 	}
 	if len(l.ents) > MaxNewEntries && sc.known != nil {
@@ -212,7 +216,7 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	sc.out.dirs[rel(comps)] = dirState{comps: comps, rules: rules, match: m}
+	sc.out.dirs[rel(comps)] = dirState{comps: comps, rules: rules, match: m, ignoreFile: ignoreFile}
 	if !kept {
 		return
 	}
