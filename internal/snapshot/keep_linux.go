@@ -11,6 +11,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -158,7 +160,8 @@ type keeper struct {
 
 // runKeeper is the keeper: it listens at sock, reads the events of the
 // watch fd while it holds it, and lends it to runs, until no run came for
-// keeperIdle or the socket is gone. It writes a byte to ready once it
+// keeperIdle, the socket is gone (its store removed; it looks every five
+// seconds) or a run says to exit. It writes a byte to ready once it
 // listens.
 func runKeeper(sock, token string, fd, ready int) {
 	lfd, ok := listen(sock)
@@ -190,7 +193,7 @@ func runKeeper(sock, token string, fd, ready int) {
 		if k.fd < 0 {
 			fds = fds[:1]
 		}
-		if _, err := unix.Poll(fds, 30_000); err != nil && !errors.Is(err, unix.EINTR) {
+		if _, err := unix.Poll(fds, 5_000); err != nil && !errors.Is(err, unix.EINTR) { // then look whether the socket is still there
 			return
 		}
 		if len(fds) > 1 && fds[1].Revents != 0 {
@@ -323,7 +326,7 @@ func listen(sock string) (int, bool) {
 		if err != nil {
 			return -1, false
 		}
-		err = unix.Bind(lfd, &unix.SockaddrUnix{Name: sock})
+		err = atSocket(sock, func(addr string) error { return unix.Bind(lfd, &unix.SockaddrUnix{Name: addr}) })
 		if err == nil && unix.Listen(lfd, 4) == nil {
 			return lfd, true
 		}
@@ -340,13 +343,28 @@ func listen(sock string) (int, bool) {
 	return -1, false
 }
 
+// atSocket calls f with an address for the socket path sock: sock itself,
+// or, when it is longer than a socket address may be, the same file
+// reached through the descriptor of its directory.
+func atSocket(sock string, f func(addr string) error) error {
+	if len(sock) < 100 {
+		return f(sock)
+	}
+	dfd, err := unix.Open(filepath.Dir(sock), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	return f("/proc/self/fd/" + strconv.Itoa(dfd) + "/" + filepath.Base(sock))
+}
+
 // dial connects to the socket at sock; -1 when nothing answers.
 func dial(sock string) int {
 	cfd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1
 	}
-	if err := unix.Connect(cfd, &unix.SockaddrUnix{Name: sock}); err != nil {
+	if err := atSocket(sock, func(addr string) error { return unix.Connect(cfd, &unix.SockaddrUnix{Name: addr}) }); err != nil {
 		unix.Close(cfd)
 		return -1
 	}

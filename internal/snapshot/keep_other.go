@@ -10,3 +10,6 @@ func (s *Store) handOver(*index) bool { return false }
 
 // takeOver finds no keeper here.
 func (s *Store) takeOver(*index) bool { return false }
+
+// stopKeeper has no keeper to stop here.
+func (s *Store) stopKeeper(string) {}

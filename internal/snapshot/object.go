@@ -203,11 +203,20 @@ func readFileID(path string) ([]byte, fileID, error) {
 	if err != nil {
 		return nil, fileID{}, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max(info.Size(), 0)+1))
-	if err != nil {
-		return nil, fileID{}, err
+	b := make([]byte, 0, max(info.Size(), 0)+1) // one read past the end sees it
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, idOf(info), nil
+		}
+		if err != nil {
+			return nil, fileID{}, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // it grew since the stat
+		}
 	}
-	return b, idOf(info), nil
 }
 
 // writeFileAtomicID is writeFileAtomic, and returns the identity of the
