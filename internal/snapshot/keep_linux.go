@@ -185,6 +185,7 @@ func runKeeper(sock, token string, fd, ready int) {
 			os.Remove(sock)
 		}
 	}()
+	unix.SetNonblock(fd, true) // read until there is nothing more, never wait
 	k := &keeper{token: token, fd: fd, gen: 1}
 	buf := make([]byte, 64<<10)
 	deadline := time.Now().Add(keeperIdle)
@@ -220,7 +221,11 @@ func (k *keeper) read(buf []byte) {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if n <= 0 {
+		if errors.Is(err, unix.EAGAIN) {
+			return // all read
+		}
+		if err != nil || n <= 0 {
+			k.drop() // not a watch it can read
 			return
 		}
 		if lost(buf[:n]) || len(k.backlog)+n > keeperMaxBacklog {
@@ -259,6 +264,7 @@ func (k *keeper) serve(cfd int) bool {
 		send(cfd, append(answer, 0), -1) // none: generation 0
 	case op == opGive && fd >= 0:
 		k.drop()
+		unix.SetNonblock(fd, true)
 		k.fd, k.backlog = fd, nil
 		k.gen++
 		send(cfd, binary.AppendUvarint(answer, k.gen), -1)
