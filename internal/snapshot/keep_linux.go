@@ -136,6 +136,7 @@ func (s *Store) startKeeper(ix *index, fd int) (string, uint64, bool) {
 	cmd := exec.Command(s.opts.Keeper, "-test.run=^$") // a test binary that is no keeper runs nothing
 	cmd.Env = []string{keeperSocketEnv + "=" + s.keepSocket(ix.worktree), keeperTokenEnv + "=" + token}
 	cmd.ExtraFiles = []*os.File{watch, readyW}
+	cmd.Dir = "/" // it holds no directory of the project
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	readyW.Close()
