@@ -3,7 +3,6 @@
 package snapshot
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -55,20 +54,10 @@ func (s *Store) keepSocket(worktree string) string {
 	return strings.TrimSuffix(s.indexFile(worktree), ".idx") + ".sock"
 }
 
-// excludeID is the identity of worktree's .git/info/exclude, zero when
-// there is none.
-func excludeID(worktree string) fileID {
-	info, err := os.Stat(filepath.Join(worktree, ".git", "info", "exclude"))
-	if err != nil {
-		return fileID{}
-	}
-	return idOf(info)
-}
-
 // keepStateOf is what ix leaves for the next run; ix.mu is held and the
 // index saved.
 func keepStateOf(ix *index, token string, gen uint64) keepState {
-	st := keepState{Token: token, Gen: gen, Index: ix.file, Exclude: excludeID(ix.worktree), Watches: ix.watch.watches()}
+	st := keepState{Token: token, Gen: gen, Index: ix.file, Exclude: ix.exclude, Watches: ix.watch.watches()}
 	for rel, d := range ix.dirs {
 		st.Dirs = append(st.Dirs, keptDir{Rel: rel, IgnoreFile: d.ignoreFile})
 	}

@@ -463,6 +463,6 @@ func (s *Store) takeOver(ix *index) bool {
 		return false
 	}
 	ix.watch = &watcher{fd: fd, dirs: st.Watches, backlog: rest[k:], extra: redoChanges(st.Redo)}
-	ix.dirs, ix.skips, ix.walked = dirs, nil, true
+	ix.dirs, ix.skips, ix.walked, ix.exclude = dirs, nil, true, st.Exclude
 	return true
 }

@@ -254,3 +254,13 @@ func writeFileAtomicID(path string, b []byte) (fileID, error) {
 	}
 	return idOf(info), nil
 }
+
+// excludeID is the identity of worktree's .git/info/exclude, zero when
+// there is none.
+func excludeID(worktree string) fileID {
+	info, err := os.Stat(filepath.Join(worktree, ".git", "info", "exclude"))
+	if err != nil {
+		return fileID{}
+	}
+	return idOf(info)
+}

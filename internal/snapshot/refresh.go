@@ -142,6 +142,7 @@ func (s *Store) scan(ctx context.Context, ix *index) error {
 		ix.watch = newWatcher()
 	}
 	ix.seen = 0
+	ix.exclude = excludeID(ix.worktree) // before the walk reads its rules
 	res, err := scanTree(ctx, ix.worktree, ix.known, ix.watch, ix.found)
 	if err != nil {
 		return err

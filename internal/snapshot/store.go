@@ -256,8 +256,10 @@ type index struct {
 	file    fileID
 	saved   time.Time
 	// tookOver says the process tried to take the watcher back from a
-	// keeper.
+	// keeper; exclude is the .git/info/exclude whose rules the tree
+	// follows.
 	tookOver bool
+	exclude  fileID
 }
 
 // indexed is a file of the tree: its stat and, when read, its content.
