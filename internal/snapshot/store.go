@@ -248,8 +248,8 @@ type index struct {
 	// missed some, which are then gone.
 	seen int
 	// changed counts the entries changed since the index was loaded or
-	// saved, and dirty names them; loaded says it was read from its
-	// file, which file identifies.
+	// saved, and dirty names them (while they are few, see markDirty);
+	// loaded says it was read from its file, which file identifies.
 	changed int
 	dirty   map[string]struct{}
 	loaded  bool
@@ -299,8 +299,7 @@ func (ix *index) put(k string, it indexed) {
 	} else {
 		ix.pending[k] = struct{}{}
 	}
-	ix.changed++
-	ix.dirty[k] = struct{}{}
+	ix.markDirty(k)
 }
 
 // del drops a file, logging its old state in the open marks.
@@ -312,8 +311,17 @@ func (ix *index) del(k string) {
 	ix.logOld(k, old, true)
 	delete(ix.files, k)
 	delete(ix.pending, k)
+	ix.markDirty(k)
+}
+
+// markDirty counts a change of k. It names at most indexMinChanges keys:
+// an index changed more is saved before a keeper is given its watcher, so
+// the keys are needed only while it is not.
+func (ix *index) markDirty(k string) {
 	ix.changed++
-	ix.dirty[k] = struct{}{}
+	if len(ix.dirty) < indexMinChanges {
+		ix.dirty[k] = struct{}{}
+	}
 }
 
 func (ix *index) logOld(k string, old indexed, had bool) {
