@@ -31,6 +31,7 @@ func TestKeeperBetweenRuns(t *testing.T) {
 		{"a new directory of files", "mkdir -p new/deep && printf 'mine\\n' > new/deep/c.txt", false},
 		{"a file deleted and one renamed", "rm b.txt && mv pkg/keep.txt pkg/moved.txt", false},
 		{"a mode change", "chmod +x b.txt", false},
+		{"more files than an unsaved index may name", "mkdir many && for i in $(seq 40); do printf '%s\\n' $i > many/f$i; done && printf 'by the user\\n' >> b.txt", false},
 		{"an ignore file changed", "printf '*.log\\n' > .gitignore && printf 'x\\n' > pkg/x.log", true},
 		{"the exclude file changed", "mkdir -p .git/info && printf '*.log\\n' > .git/info/exclude && printf 'x\\n' > pkg/x.log", true},
 	}
