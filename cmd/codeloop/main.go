@@ -10,12 +10,16 @@ import (
 
 	"github.com/codeloop/codeloop/internal/cli"
 	"github.com/codeloop/codeloop/internal/sandbox"
+	"github.com/codeloop/codeloop/internal/snapshot"
 )
 
 func main() {
 	// The sandbox helper is this binary run again: it confines itself and
 	// becomes the shell, and never returns here.
 	sandbox.Main(os.Args)
+	// The snapshot keeper is this binary run again too: it holds a
+	// project's change watcher between runs, and never returns here.
+	snapshot.Main(os.Args)
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

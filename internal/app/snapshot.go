@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/codeloop/codeloop/internal/config"
@@ -17,6 +18,9 @@ func openSnapshots(cfg config.Snapshot, dirs paths.Dirs, opts Options) (*snapsho
 	if cfg.Disabled {
 		return nil, nil
 	}
+	// The keeper is this executable: its main runs snapshot.Main first.
+	// Without one, every run walks the project once.
+	keeper, _ := os.Executable()
 	return snapshot.Open(snapshot.Options{
 		Dir:            dirs.Snapshot(),
 		MaxSize:        cfg.Limits.MaxSize,
@@ -24,6 +28,7 @@ func openSnapshots(cfg config.Snapshot, dirs paths.Dirs, opts Options) (*snapsho
 		Retention:      time.Duration(cfg.Limits.RetentionDays) * 24 * time.Hour,
 		Home:           dirs.Home,
 		Log:            opts.Log,
+		Keeper:         keeper,
 	})
 }
 

@@ -19,6 +19,9 @@
 // changed are read again. From the scan before the call, the first change
 // of each file is logged with its state before, and the step compares the
 // logged files only: its cost is what changed, not the size of the tree.
+// Between runs a keeper process (Options.Keeper) holds the change watcher,
+// so a run starts from what changed meanwhile instead of walking the
+// project (keep.go).
 // Large files, ignored paths and directories of very many new entries are
 // skipped and reported.
 //

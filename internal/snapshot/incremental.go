@@ -20,7 +20,7 @@ func (ix *index) incremental(ctx context.Context, changes []change) bool {
 	created := map[string]int{}
 	for _, c := range changes {
 		ds, ok := ix.dirs[c.dir]
-		if !ok || c.name == ".gitignore" || c.name == "" {
+		if !ok || c.name == ".gitignore" && !c.restat || c.name == "" {
 			return false
 		}
 		comps := append(slices.Clip(ds.comps), c.name)

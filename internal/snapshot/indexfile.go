@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"strings"
 )
 
 // indexMagic starts a saved index. The format is binary because a run
@@ -91,18 +92,28 @@ func appendString(b []byte, s string) []byte {
 // short.
 var errBadIndex = errors.New("not a snapshot index")
 
-// decodeIndex reads a saved index. Each path is a string of its own, so
-// the file's bytes are garbage once it returns.
+// decodeIndex reads a saved index. Its paths and hashes are made in one
+// string and its entries in one array, so decoding allocates a few blocks
+// rather than a few objects per file; the file's bytes are garbage once it
+// returns.
 func decodeIndex(data []byte) (worktree string, files map[string]indexed, err error) {
 	if len(data) < len(indexMagic) || string(data[:len(indexMagic)]) != indexMagic {
 		return "", nil, errBadIndex
 	}
 	r := indexReader{s: data[len(indexMagic):]}
-	worktree = r.str()
+	worktree = string(r.bytes())
 	n := r.uvarint()
 	if r.bad || n > uint64(len(r.s)) {
 		return "", nil, errBadIndex
 	}
+	body := indexReader{s: r.s}
+	paths, entries, hashes, ok := body.measure(n)
+	if !ok {
+		return "", nil, errBadIndex
+	}
+	r.paths.Grow(paths)
+	r.hashes.Grow(hashes * 64)
+	ents := make([]Entry, 0, entries)
 	files = make(map[string]indexed, n)
 	for range n {
 		rel := r.str()
@@ -111,9 +122,11 @@ func decodeIndex(data []byte) (worktree string, files map[string]indexed, err er
 		switch r.byte() {
 		case 0:
 		case 1:
-			e = &Entry{Hash: r.hash()}
+			ents = append(ents, Entry{Hash: r.hash()})
+			e = &ents[len(ents)-1]
 		case 2:
-			e = &Entry{Hash: r.hash(), List: r.hash()}
+			ents = append(ents, Entry{Hash: r.hash(), List: r.hash()})
+			e = &ents[len(ents)-1]
 		default:
 			r.bad = true
 		}
@@ -128,11 +141,51 @@ func decodeIndex(data []byte) (worktree string, files map[string]indexed, err er
 	return worktree, files, nil
 }
 
+// measure reads n files' fields to learn how many bytes their paths
+// take, how many of them have an entry and how many hashes those hold;
+// false when they do not read.
+func (r *indexReader) measure(n uint64) (paths, entries, hashes int, ok bool) {
+	for range n {
+		paths += len(r.bytes())
+		for range 5 {
+			r.uvarint()
+		}
+		h := 0
+		switch r.byte() {
+		case 0:
+		case 1:
+			h = 1
+		case 2:
+			h = 2
+		default:
+			r.bad = true
+		}
+		if h > 0 {
+			if len(r.s) < h*32 {
+				return 0, 0, 0, false
+			}
+			r.s = r.s[h*32:]
+			entries++
+			hashes += h
+			r.uvarint()
+			r.uvarint()
+		}
+		if r.bad {
+			return 0, 0, 0, false
+		}
+	}
+	return paths, entries, hashes, true
+}
+
 // indexReader reads the fields of a saved index; bad is set once a field
 // runs past the end.
 type indexReader struct {
 	s   []byte
 	bad bool
+	// paths and hashes hold the strings made: each is a slice of one of
+	// them, which a builder never changes once written. The paths are
+	// apart from the hashes so that the keys of the map lie together.
+	paths, hashes strings.Builder
 }
 
 func (r *indexReader) uvarint() uint64 {
@@ -154,15 +207,27 @@ func (r *indexReader) varint() int64 {
 	return int64(u>>1) ^ -int64(u&1)
 }
 
-func (r *indexReader) str() string {
+// bytes reads a length-prefixed string's bytes.
+func (r *indexReader) bytes() []byte {
 	n := r.uvarint()
 	if r.bad || n > uint64(len(r.s)) {
 		r.bad = true
-		return ""
+		return nil
 	}
-	s := string(r.s[:n])
+	b := r.s[:n]
 	r.s = r.s[n:]
-	return s
+	return b
+}
+
+func (r *indexReader) str() string {
+	return keep(&r.paths, r.bytes())
+}
+
+// keep returns b as a string held in t.
+func keep(t *strings.Builder, b []byte) string {
+	start := t.Len()
+	t.Write(b)
+	return t.String()[start:]
 }
 
 func (r *indexReader) byte() byte {
@@ -180,7 +245,8 @@ func (r *indexReader) hash() string {
 		r.bad = true
 		return ""
 	}
-	h := hex.EncodeToString(r.s[:32])
+	var h [64]byte
+	hex.Encode(h[:], r.s[:32])
 	r.s = r.s[32:]
-	return h
+	return keep(&r.hashes, h[:])
 }

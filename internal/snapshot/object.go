@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -172,29 +173,94 @@ func tmpPattern() string { return tmpPrefix + strconv.Itoa(os.Getpid()) + "-*" }
 // writeFileAtomic writes b to path through a temporary file in the same
 // directory and a rename, so path is either absent or whole.
 func writeFileAtomic(path string, b []byte) error {
+	_, err := writeFileAtomicID(path, b)
+	return err
+}
+
+// fileID tells one version of a file from another: a file written again
+// through a rename has another inode, and a file written in place another
+// modification time.
+type fileID struct {
+	Ino   uint64 `json:"ino"`
+	Size  int64  `json:"size"`
+	Mtime int64  `json:"mtime"`
+}
+
+func idOf(info fs.FileInfo) fileID {
+	st := statOf(info)
+	return fileID{Ino: st.Ino, Size: st.Size, Mtime: st.Mtime}
+}
+
+// readFileID reads the file at path and returns the identity of what it
+// read.
+func readFileID(path string) ([]byte, fileID, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileID{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fileID{}, err
+	}
+	b := make([]byte, 0, max(info.Size(), 0)+1) // one read past the end sees it
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, idOf(info), nil
+		}
+		if err != nil {
+			return nil, fileID{}, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // it grew since the stat
+		}
+	}
+}
+
+// writeFileAtomicID is writeFileAtomic, and returns the identity of the
+// file it wrote.
+func writeFileAtomicID(path string, b []byte) (fileID, error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tmpPattern())
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
+			return fileID{}, err
 		}
 		f, err = os.CreateTemp(dir, tmpPattern())
 	}
 	if err != nil {
-		return err
+		return fileID{}, err
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return err
+		return fileID{}, err
 	}
-	if err := f.Close(); err != nil {
+	info, err := f.Stat()
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Close()
+	}
+	if err != nil {
 		os.Remove(f.Name())
-		return err
+		return fileID{}, err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
-		return err
+		return fileID{}, err
 	}
-	return nil
+	return idOf(info), nil
+}
+
+// excludeID is the identity of worktree's .git/info/exclude, zero when
+// there is none.
+func excludeID(worktree string) fileID {
+	info, err := os.Stat(filepath.Join(worktree, ".git", "info", "exclude"))
+	if err != nil {
+		return fileID{}
+	}
+	return idOf(info)
 }

@@ -115,10 +115,17 @@ func readRegularFile(path string) ([]byte, error) {
 }
 
 // scan brings ix's tree up to date: from the watcher's changes since the
-// last scan when it can vouch for them, else by walking the tree (and
-// watching it anew), which compares every file found with the tree and
+// last scan when it can vouch for them (the first scan of a process takes
+// the watcher back from the keeper the last run left, if any), else by
+// walking the tree (and watching it anew), which compares every file found with the tree and
 // drops those not found. ix.mu is held.
 func (s *Store) scan(ctx context.Context, ix *index) error {
+	if ix.watch == nil && !ix.walked && !ix.tookOver {
+		ix.tookOver = true
+		if s.takeOver(ix) {
+			s.walks.keeper.Add(1)
+		}
+	}
 	if ix.watch != nil && ix.walked {
 		if changes, err := ix.watch.drain(); err == nil {
 			if ix.incremental(ctx, changes) {
@@ -135,6 +142,7 @@ func (s *Store) scan(ctx context.Context, ix *index) error {
 		ix.watch = newWatcher()
 	}
 	ix.seen = 0
+	ix.exclude = excludeID(ix.worktree) // before the walk reads its rules
 	res, err := scanTree(ctx, ix.worktree, ix.known, ix.watch, ix.found)
 	if err != nil {
 		return err

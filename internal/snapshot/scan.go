@@ -63,6 +63,9 @@ type dirState struct {
 	comps []string
 	rules []gitignore.Pattern
 	match gitignore.Matcher // nil when no rule applies
+	// ignoreFile says the directory has a .gitignore of its own, whose
+	// rules are the last of rules.
+	ignoreFile bool
 }
 
 // scanner walks a project within the limits above. Directories are read
@@ -79,10 +82,11 @@ type scanner struct {
 	// MaxFileSize; it is called with mu held.
 	emit func(rel []byte, st stat, big bool)
 
-	mu  sync.Mutex // guards out, err, key, emit and known
-	key []byte     // the path handed to emit
-	out scanResult
-	err error
+	mu    sync.Mutex // guards out, err, key, lists, emit and known
+	key   []byte     // the path handed to emit
+	lists []*scanList
+	out   scanResult
+	err   error
 }
 
 // scanTree walks root, handing each file found to emit. known tells which
@@ -136,25 +140,27 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 	if sc.watch != nil {
 		sc.watch.add(path, rel(comps))
 	}
-	d, err := os.Open(path)
+	d, err := openDir(path)
 	if err != nil {
 		sc.skip(Skip{Path: rel(comps), Reason: "unreadable: " + err.Error()})
 		return
 	}
-	defer d.Close()
-	entries, err := d.ReadDir(-1) // unsorted: the order does not matter
-	if err != nil {
+	defer d.close()
+	l := sc.takeList()
+	defer sc.giveList(l)
+	if err := d.list(&l.dirList, l.buf); err != nil { // unsorted: the order does not matter
 		sc.skip(Skip{Path: rel(comps), Reason: "unreadable: " + err.Error()})
 		return
 	}
-	if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" }) {
+	ignoreFile := l.has(".gitignore")
+	if ignoreFile {
 		rules = append(slices.Clip(rules), readIgnore(filepath.Join(path, ".gitignore"), comps)...)
 	}
-	if len(entries) > MaxNewEntries && sc.known != nil {
+	if len(l.ents) > MaxNewEntries && sc.known != nil {
 		fresh := 0
 		sc.mu.Lock()
-		for _, e := range entries {
-			if !sc.known(rel(append(comps, e.Name()))) {
+		for i := range l.ents {
+			if !sc.known(rel(append(comps, string(l.name(&l.ents[i]))))) {
 				fresh++
 			}
 		}
@@ -172,40 +178,79 @@ func (sc *scanner) dir(path string, comps []string, rules []gitignore.Pattern) {
 	if len(comps) > 0 {
 		prefix = rel(comps) + "/"
 	}
-	type found struct {
-		name string
-		st   stat
-		big  bool
-	}
-	files := make([]found, 0, len(entries))
-	for _, e := range entries {
-		name := e.Name()
-		isDir := e.IsDir()
-		if isDir && slices.Contains(ignoredDirs, name) {
+	kept := false
+	for i := range l.ents {
+		e := &l.ents[i]
+		if e.typ == modeUnknown {
+			// The directory does not say what this is: the stat does.
+			st, err := d.stat(&l.dirList, e)
+			if err != nil {
+				continue // gone meanwhile
+			}
+			e.typ, e.st, e.stated = st.Mode.Type(), st, true
+		}
+		name := l.name(e)
+		isDir := e.typ.IsDir()
+		if isDir && slices.Contains(ignoredDirs, string(name)) {
 			continue
 		}
-		if m != nil && m.Match(append(slices.Clip(comps), name), isDir) {
+		if m != nil && m.Match(append(slices.Clip(comps), string(name)), isDir) {
 			continue
 		}
 		if isDir {
-			sc.sub(filepath.Join(path, name), append(slices.Clip(comps), name), rules)
+			sub := string(name)
+			sc.sub(filepath.Join(path, sub), append(slices.Clip(comps), sub), rules)
 			continue
 		}
-		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
+		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
 			continue // sockets, pipes, devices: nothing to restore
 		}
-		st, err := lstatIn(d, path, name)
-		if err != nil {
-			continue // gone meanwhile
+		if !e.stated {
+			st, err := d.stat(&l.dirList, e)
+			if err != nil {
+				continue // gone meanwhile
+			}
+			e.st = st
 		}
-		files = append(files, found{name, st, st.Size > MaxFileSize})
+		e.keep, kept = true, true
 	}
 	sc.mu.Lock()
-	sc.out.dirs[rel(comps)] = dirState{comps: comps, rules: rules, match: m}
-	for _, f := range files {
-		sc.key = append(append(sc.key[:0], prefix...), f.name...)
-		sc.emit(sc.key, f.st, f.big)
+	defer sc.mu.Unlock()
+	sc.out.dirs[rel(comps)] = dirState{comps: comps, rules: rules, match: m, ignoreFile: ignoreFile}
+	if !kept {
+		return
 	}
+	for i := range l.ents {
+		if e := &l.ents[i]; e.keep {
+			sc.key = append(append(sc.key[:0], prefix...), l.name(e)...)
+			sc.emit(sc.key, e.st, e.st.Size > MaxFileSize)
+		}
+	}
+}
+
+// scanList is a directory list with its read buffer.
+type scanList struct {
+	dirList
+	buf []byte
+}
+
+// takeList returns a list for reading a directory: one a finished
+// directory gave back, or a new one.
+func (sc *scanner) takeList() *scanList {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if n := len(sc.lists); n > 0 {
+		l := sc.lists[n-1]
+		sc.lists = sc.lists[:n-1]
+		return l
+	}
+	return &scanList{buf: make([]byte, direntBufSize)}
+}
+
+// giveList returns l for the next directory.
+func (sc *scanner) giveList(l *scanList) {
+	sc.mu.Lock()
+	sc.lists = append(sc.lists, l)
 	sc.mu.Unlock()
 }
 

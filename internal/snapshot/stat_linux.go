@@ -4,7 +4,6 @@ package snapshot
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -20,13 +19,9 @@ func sysStat(info fs.FileInfo) (ino uint64, ctime int64) {
 	return uint64(st.Ino), st.Ctim.Nano()
 }
 
-// lstatIn stats name in the open directory dir without following a final
-// symbolic link and without resolving the directory's path again.
-func lstatIn(dir *os.File, dirPath, name string) (stat, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return stat{}, err
-	}
+// statOfSys is the stat of st, its mode as os.Lstat makes it for the
+// files a scan keeps.
+func statOfSys(st *unix.Stat_t) stat {
 	mode := fs.FileMode(st.Mode & 0o777)
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
@@ -46,5 +41,5 @@ func lstatIn(dir *os.File, dirPath, name string) (stat, error) {
 	if st.Mode&unix.S_ISVTX != 0 {
 		mode |= fs.ModeSticky
 	}
-	return stat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: uint64(st.Ino), Mode: mode}, nil
+	return stat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: uint64(st.Ino), Mode: mode}
 }

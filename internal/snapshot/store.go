@@ -49,6 +49,12 @@ type Options struct {
 	// NoWatch makes every scan walk the whole project instead of asking
 	// the system which files changed since the last one.
 	NoWatch bool
+	// Keeper is the executable that keeps a project's change watcher
+	// between runs (one whose main calls Main first); none when empty.
+	// When set, Close hands the watcher of each project it walked to a
+	// keeper process, and the next run takes it back with what changed
+	// meanwhile instead of walking the project again.
+	Keeper string
 }
 
 // Store is a project-independent snapshot store. It is safe for
@@ -83,8 +89,8 @@ type Store struct {
 	futileAt int64
 
 	// walks count the scans that walked the tree and those the watcher
-	// spared.
-	walks struct{ full, incremental atomic.Int64 }
+	// spared, and the watchers taken back from a keeper.
+	walks struct{ full, incremental, keeper atomic.Int64 }
 }
 
 // Open opens (creating) the store in opts.Dir and removes the temporary
@@ -137,10 +143,13 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	var errs []error
 	for _, ix := range s.indexes {
-		errs = append(errs, s.saveIndex(ix))
-		if ix.watch != nil {
+		ix.mu.Lock()
+		err := s.saveIndex(ix)
+		errs = append(errs, err)
+		if ix.watch != nil && (err != nil || !s.handOver(ix)) {
 			ix.watch.close()
 		}
+		ix.mu.Unlock()
 	}
 	errs = append(errs, s.saveSize())
 	s.codecMu.Lock()
@@ -159,7 +168,8 @@ func (s *Store) encoder() (*zstd.Encoder, error) {
 	s.codecMu.Lock()
 	defer s.codecMu.Unlock()
 	if s.enc == nil {
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault),
+			zstd.WithLowerEncoderMem(true)) // its tables are most of a run's garbage when a file or two changed
 		if err != nil {
 			return nil, fmt.Errorf("making the snapshot compressor: %w", err)
 		}
@@ -238,10 +248,18 @@ type index struct {
 	// missed some, which are then gone.
 	seen int
 	// changed counts the entries changed since the index was loaded or
-	// saved; loaded says it was read from its file.
+	// saved, and dirty names them (while they are few, see markDirty);
+	// loaded says it was read from its file, which file identifies.
 	changed int
+	dirty   map[string]struct{}
 	loaded  bool
+	file    fileID
 	saved   time.Time
+	// tookOver says the process tried to take the watcher back from a
+	// keeper; exclude is the .git/info/exclude whose rules the tree
+	// follows.
+	tookOver bool
+	exclude  fileID
 }
 
 // indexed is a file of the tree: its stat and, when read, its content.
@@ -281,7 +299,7 @@ func (ix *index) put(k string, it indexed) {
 	} else {
 		ix.pending[k] = struct{}{}
 	}
-	ix.changed++
+	ix.markDirty(k)
 }
 
 // del drops a file, logging its old state in the open marks.
@@ -293,7 +311,17 @@ func (ix *index) del(k string) {
 	ix.logOld(k, old, true)
 	delete(ix.files, k)
 	delete(ix.pending, k)
+	ix.markDirty(k)
+}
+
+// markDirty counts a change of k. It names at most indexMinChanges keys:
+// an index changed more is saved before a keeper is given its watcher, so
+// the keys are needed only while it is not.
+func (ix *index) markDirty(k string) {
 	ix.changed++
+	if len(ix.dirty) < indexMinChanges {
+		ix.dirty[k] = struct{}{}
+	}
 }
 
 func (ix *index) logOld(k string, old indexed, had bool) {
@@ -367,10 +395,11 @@ func (s *Store) indexFor(worktree string) *index {
 	if ix, ok := s.indexes[worktree]; ok {
 		return ix
 	}
-	ix := &index{worktree: worktree, files: map[string]indexed{}, pending: map[string]struct{}{}, dirs: map[string]dirState{}}
-	if b, err := os.ReadFile(s.indexFile(worktree)); err == nil {
+	ix := &index{worktree: worktree, files: map[string]indexed{}, pending: map[string]struct{}{}, dirs: map[string]dirState{},
+		dirty: map[string]struct{}{}}
+	if b, id, err := readFileID(s.indexFile(worktree)); err == nil {
 		if wt, files, err := decodeIndex(b); err == nil && wt == worktree {
-			ix.files, ix.loaded = files, true
+			ix.files, ix.loaded, ix.file = files, true, id
 			for k, it := range files {
 				if it.Entry == nil {
 					ix.pending[k] = struct{}{}
@@ -396,10 +425,12 @@ func (s *Store) saveIndex(ix *index) error {
 		return nil
 	}
 	b := encodeIndex(ix.worktree, ix.files)
-	if err := writeFileAtomic(s.indexFile(ix.worktree), b); err != nil {
+	id, err := writeFileAtomicID(s.indexFile(ix.worktree), b)
+	if err != nil {
 		return fmt.Errorf("saving the snapshot index: %w", err)
 	}
-	ix.changed, ix.loaded = 0, true
+	ix.changed, ix.loaded, ix.file = 0, true, id
+	clear(ix.dirty)
 	ix.saved = s.opts.Now()
 	return nil
 }

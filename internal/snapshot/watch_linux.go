@@ -20,6 +20,11 @@ type watcher struct {
 	fd     int
 	dirs   map[int]string // watch descriptor → directory, relative ("." is the root)
 	broken bool
+	// backlog is what the keeper read from the watch while no codeloop
+	// ran, and extra the files the last process left for the next to
+	// state again; both come first in the next drain.
+	backlog []byte
+	extra   []change
 }
 
 const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
@@ -55,6 +60,10 @@ type change struct {
 	name  string
 	isDir bool
 	gone  bool // deleted or moved away
+	// restat says the file is to be stated again because the saved
+	// index may not tell it as it is, not because an event said it
+	// changed.
+	restat bool
 }
 
 // errWatchLost says the watcher cannot tell what changed.
@@ -67,7 +76,14 @@ func (w *watcher) drain() ([]change, error) {
 	if w.broken {
 		return nil, errWatchLost
 	}
-	var out []change
+	// What another process read of the watch before handing it over
+	// comes first.
+	out, extra := w.parse(nil, w.backlog), w.extra
+	w.backlog, w.extra = nil, nil
+	if w.broken {
+		return nil, errWatchLost
+	}
+	out = append(out, extra...)
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := unix.Read(w.fd, buf)
@@ -78,26 +94,43 @@ func (w *watcher) drain() ([]change, error) {
 			w.broken = true
 			return nil, errWatchLost
 		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			nameBytes := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED|unix.IN_UNMOUNT) != 0 {
-				w.broken = true
-				return nil, errWatchLost
-			}
-			dir, ok := w.dirs[int(ev.Wd)]
-			if !ok {
-				continue
-			}
-			name := string(nameBytes)
-			for len(name) > 0 && name[len(name)-1] == 0 {
-				name = name[:len(name)-1]
-			}
-			out = append(out, change{dir: dir, name: name, isDir: ev.Mask&unix.IN_ISDIR != 0,
-				gone: ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0})
+		if out = w.parse(out, buf[:n]); w.broken {
+			return nil, errWatchLost
 		}
 	}
+}
+
+// parse appends the changes of the inotify events in buf to out; an event
+// that says the watch lost track makes w broken. w.mu is held.
+func (w *watcher) parse(out []change, buf []byte) []change {
+	for off := 0; off+unix.SizeofInotifyEvent <= len(buf); {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+		end := off + unix.SizeofInotifyEvent + int(ev.Len)
+		if end > len(buf) {
+			w.broken = true
+			return nil
+		}
+		nameBytes := buf[off+unix.SizeofInotifyEvent : end]
+		off = end
+		if lostTrack(ev.Mask) {
+			w.broken = true
+			return nil
+		}
+		dir, ok := w.dirs[int(ev.Wd)]
+		if !ok {
+			continue
+		}
+		out = append(out, change{dir: dir, name: string(nameBytes[:nameLen(nameBytes)]), isDir: ev.Mask&unix.IN_ISDIR != 0,
+			gone: ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0})
+	}
+	return out
+}
+
+// lostTrack reports whether an event with mask says the watch can no
+// longer tell what changed: its queue overflowed, or a watched directory
+// went away.
+func lostTrack(mask uint32) bool {
+	return mask&(unix.IN_Q_OVERFLOW|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED|unix.IN_UNMOUNT) != 0
 }
 
 func (w *watcher) close() {

@@ -8,8 +8,8 @@ import "errors"
 type watcher struct{}
 
 type change struct {
-	dir, name   string
-	isDir, gone bool
+	dir, name           string
+	isDir, gone, restat bool
 }
 
 var errWatchLost = errors.New("no change watcher on this system")
