@@ -18,9 +18,6 @@ func openSnapshots(cfg config.Snapshot, dirs paths.Dirs, opts Options) (*snapsho
 	if cfg.Disabled {
 		return nil, nil
 	}
-	// The keeper is this executable: its main runs snapshot.Main first.
-	// Without one, every run walks the project once.
-	keeper, _ := os.Executable()
 	return snapshot.Open(snapshot.Options{
 		Dir:            dirs.Snapshot(),
 		MaxSize:        cfg.Limits.MaxSize,
@@ -28,8 +25,24 @@ func openSnapshots(cfg config.Snapshot, dirs paths.Dirs, opts Options) (*snapsho
 		Retention:      time.Duration(cfg.Limits.RetentionDays) * 24 * time.Hour,
 		Home:           dirs.Home,
 		Log:            opts.Log,
-		Keeper:         keeper,
+		Keeper:         keeperPath(opts.Getenv),
 	})
+}
+
+// keeperPath is the program that keeps a project's change watcher between
+// runs: this executable, whose main runs snapshot.Main first. It is ""
+// (every run walks the project once) when CODELOOP_DISABLE_SNAPSHOT_KEEPER
+// is set: an environment variable, so that a project's config cannot
+// start a process that outlives the run against the user's choice.
+func keeperPath(getenv func(string) string) string {
+	if envTrue(getenv, "DISABLE_SNAPSHOT_KEEPER") {
+		return ""
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // keepPreImages returns the tools' BeforeChange hook that keeps the
