@@ -188,7 +188,8 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		NoClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_PROMPT"), Log: opts.Log,
 	})
 	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
-	a.cleanOutputs(truncator.Dir)
+	marks := tool.NewStageMarks(filepath.Join(opts.Dirs.Data, "staging"), a.Worktree)
+	a.cleanOutputs(truncator.Dir, marks)
 	if !opts.NoMCP && len(cfg.MCP) > 0 {
 		mopts := mcp.Options{Dir: dir, Bus: a.Bus, Logger: opts.Log,
 			Auth: mcp.NewAuthStore(opts.Dirs.MCPAuth()), ClientVersion: opts.Version, Truncate: truncator}
@@ -245,7 +246,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		Secrets:      secrets,
 		Log:          opts.Log,
 		Search:       search,
-		BeforeChange: keepPreImages(snaps),
+		BeforeChange: beforeChange(marks, keepPreImages(snaps)),
 		AfterChange:  afterChange(formatters, servers, a.Worktree),
 	})
 	depth := 0
@@ -321,21 +322,37 @@ func (a *App) Close() error {
 
 // cleanOutputs removes saved tool outputs past their retention, at once
 // in the background and then hourly, after removing the staged files of
-// killed writes from the project; Close stops it and waits (for the
-// project's sweep to end, too).
-func (a *App) cleanOutputs(dir string) {
+// killed writes from the project when marks say there may be some; Close
+// stops it and waits (for the project's sweep to end, too), then removes
+// this process's mark.
+func (a *App) cleanOutputs(dir string, marks *tool.StageMarks) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tool.SweepStaged(context.WithoutCancel(ctx), a.Worktree)
+		marks.Sweep(context.WithoutCancel(ctx))
 		tool.Cleanup(ctx, dir, tool.OutputRetention)
 	}()
 	a.closers = append(a.closers, func() error {
 		cancel()
 		<-done
+		marks.Close()
 		return nil
 	})
+}
+
+// beforeChange marks the process as one that may leave staged files in
+// the project before a tool's first change to files, then calls next.
+func beforeChange(marks *tool.StageMarks, next func(ctx context.Context, call *tool.Call, paths []string) error) func(ctx context.Context, call *tool.Call, paths []string) error {
+	return func(ctx context.Context, call *tool.Call, paths []string) error {
+		if err := marks.Mark(); err != nil {
+			return fmt.Errorf("marking the process before a write: %w", err)
+		}
+		if next == nil {
+			return nil
+		}
+		return next(ctx, call, paths)
+	}
 }
 
 // refreshCatalog fetches a stale cached model catalog in the background
