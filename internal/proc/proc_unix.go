@@ -75,3 +75,13 @@ func (w *watcher) release() {
 	w.pipe.Close()
 	_ = w.cmd.Wait()
 }
+
+// Alive reports whether a process with the id runs (one of another user
+// counts).
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

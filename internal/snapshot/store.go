@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/proc"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -208,7 +209,7 @@ func (s *Store) removeTemp() int {
 			return nil
 		}
 		if pid, _, named := strings.Cut(rest, "-"); named {
-			if p, err := strconv.Atoi(pid); err == nil && processAlive(p) {
+			if p, err := strconv.Atoi(pid); err == nil && proc.Alive(p) {
 				return nil
 			}
 		} else if info, err := d.Info(); err != nil || now.Sub(info.ModTime()) < staleTempAge {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/codeloop/codeloop/internal/proc"
 )
 
 // stagedPattern is the name pattern of the temporary files stageFile
@@ -68,7 +70,7 @@ func SweepStaged(ctx context.Context, root string) []string {
 		}
 		if m[1] != "" {
 			pid, err := strconv.Atoi(m[1])
-			if err != nil || processAlive(pid) {
+			if err != nil || proc.Alive(pid) {
 				return nil
 			}
 		} else if info, err := d.Info(); err != nil || now.Sub(info.ModTime()) < StagedMaxAge {

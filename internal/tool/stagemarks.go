@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/codeloop/codeloop/internal/proc"
 )
 
 // StageMarks tells whether a project may hold staged files of killed
@@ -82,7 +84,7 @@ func (m *StageMarks) Sweep(ctx context.Context) []string {
 		if !ok {
 			continue
 		}
-		if n, err := strconv.Atoi(pid); err == nil && !processAlive(n) {
+		if n, err := strconv.Atoi(pid); err == nil && !proc.Alive(n) {
 			dead = append(dead, filepath.Join(m.dir, e.Name()))
 		}
 	}
