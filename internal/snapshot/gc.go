@@ -224,6 +224,7 @@ func (s *Store) sweep(keep []stored, c Collected) Collected {
 	}
 	s.mu.Lock()
 	for _, ix := range s.indexes {
+		ix.refs.RLock()
 		for _, it := range ix.files {
 			mark(it.Entry)
 		}
@@ -232,6 +233,7 @@ func (s *Store) sweep(keep []stored, c Collected) Collected {
 				mark(p.it.Entry) // an open step's pre-images
 			}
 		}
+		ix.refs.RUnlock()
 	}
 	s.mu.Unlock()
 	young := s.opts.Now().Add(-sweepGrace)

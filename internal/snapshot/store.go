@@ -228,7 +228,11 @@ func (s *Store) removeTemp() int {
 // Before the first walk of a process it holds the index loaded from its
 // file, which the walk checks file by file.
 type index struct {
-	mu       sync.Mutex // held while a scan updates the index
+	mu sync.Mutex // held while a scan updates the index
+	// refs is write-locked, with mu held, to change files or marks, and
+	// read-locked by a collection, which reads them without mu: the
+	// goroutine collecting may hold mu of this index or another already.
+	refs     sync.RWMutex
 	worktree string
 	watch    *watcher // changes since the last scan; nil when not watching
 	// walked says the tree was walked in this process and watch, when
@@ -293,8 +297,10 @@ func (ix *index) put(k string, it indexed) {
 	if had && old == it {
 		return
 	}
+	ix.refs.Lock()
 	ix.logOld(k, old, had)
 	ix.files[k] = it
+	ix.refs.Unlock()
 	if it.big || (it.Entry != nil && !it.stale) {
 		delete(ix.pending, k)
 	} else {
@@ -309,8 +315,10 @@ func (ix *index) del(k string) {
 	if !had {
 		return
 	}
+	ix.refs.Lock()
 	ix.logOld(k, old, true)
 	delete(ix.files, k)
+	ix.refs.Unlock()
 	delete(ix.pending, k)
 	ix.markDirty(k)
 }
@@ -371,13 +379,17 @@ func (ix *index) at(m *mark, k string) (indexed, bool) {
 // openMark starts logging changes for a step; ix.mu is held.
 func (ix *index) openMark(skips []Skip) *mark {
 	m := &mark{log: map[string]prior{}, skips: skips}
+	ix.refs.Lock()
 	ix.marks = append(ix.marks, m)
+	ix.refs.Unlock()
 	return m
 }
 
 // closeMark stops logging for m; ix.mu is held.
 func (ix *index) closeMark(m *mark) {
+	ix.refs.Lock()
 	ix.marks = slices.DeleteFunc(ix.marks, func(o *mark) bool { return o == m })
+	ix.refs.Unlock()
 }
 
 // indexSaveEvery is how often a changed index is saved while the store is
