@@ -104,7 +104,7 @@ func (s *Store) handOver(ix *index) bool {
 // count of watchers given.
 func give(cfd, fd int) (string, uint64, bool) {
 	unix.SetsockoptTimeval(cfd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 2})
-	if _, err := unix.SendmsgN(cfd, []byte{opGive}, unix.UnixRights(fd), nil, 0); err != nil {
+	if _, err := sendmsg(cfd, []byte{opGive}, unix.UnixRights(fd)); err != nil {
 		return "", 0, false
 	}
 	msg, ok := readAll(cfd, nil)
@@ -289,7 +289,7 @@ func (s *Store) stopKeeper(worktree string) {
 func receiveOp(cfd int) (byte, int) {
 	var b [1]byte
 	oob := make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(cfd, b[:], oob, unix.MSG_CMSG_CLOEXEC)
+	n, oobn, err := recvmsg(cfd, b[:], oob)
 	if err != nil || n != 1 {
 		return 0, -1
 	}
@@ -384,12 +384,36 @@ func send(cfd int, msg []byte, fd int) bool {
 	if fd >= 0 {
 		oob = unix.UnixRights(fd)
 	}
-	n, err := unix.SendmsgN(cfd, msg, oob, nil, 0)
+	n, err := sendmsg(cfd, msg, oob)
 	for err == nil && n < len(msg) {
 		msg = msg[n:]
-		n, err = unix.Write(cfd, msg)
+		n, err = sendmsg(cfd, msg, nil)
 	}
 	return err == nil
+}
+
+// recvmsg receives a message on the socket cfd, with the descriptors it
+// carries in oob. A signal that interrupts it does not end it: the calls
+// on a socket with a receive timeout fail with EINTR instead of restarting,
+// and a Go process is signalled often.
+func recvmsg(cfd int, p, oob []byte) (n, oobn int, err error) {
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(cfd, p, oob, unix.MSG_CMSG_CLOEXEC)
+		if !errors.Is(err, unix.EINTR) {
+			return n, oobn, err
+		}
+	}
+}
+
+// sendmsg sends msg on the socket cfd, with the descriptors of oob, and is
+// tried again when a signal interrupts it.
+func sendmsg(cfd int, msg, oob []byte) (int, error) {
+	for {
+		n, err := unix.SendmsgN(cfd, msg, oob, nil, 0)
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
 }
 
 // readAll reads cfd to its end after msg; false on an error.
@@ -436,12 +460,12 @@ func (s *Store) takeOver(ix *index) bool {
 	defer unix.Close(cfd)
 	// A keeper answers at once; this bounds one that does not.
 	unix.SetsockoptTimeval(cfd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 2})
-	if _, err := unix.Write(cfd, []byte{opTake}); err != nil {
+	if _, err := sendmsg(cfd, []byte{opTake}, nil); err != nil {
 		return false
 	}
 	buf := make([]byte, 64<<10)
 	oob := make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(cfd, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	n, oobn, err := recvmsg(cfd, buf, oob)
 	if err != nil || n <= 0 {
 		return false
 	}
