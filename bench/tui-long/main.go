@@ -9,6 +9,7 @@
 //	go run ./bench/tui-long -sizes 10000 -runs 3
 //
 //	go run ./bench/tui-long -typing               # keys typed while an answer streams, 10,000 messages
+//	go run ./bench/tui-long -search -sizes 100000 # a search of the whole session
 //
 // Run it from the module root; it needs Go, git and tmux.
 package main
@@ -41,6 +42,7 @@ func main() {
 	width := flag.Int("w", 120, "terminal width")
 	height := flag.Int("h", 40, "terminal height")
 	keep := flag.Bool("keep", false, "keep the scratch directories")
+	searchOnly := flag.Bool("search", false, "time a search of the whole session: its keys, its count of every match, and the jumps round the ends")
 	typingOnly := flag.Bool("typing", false, "time keys typed while an answer streams at 200 tokens/s, in a session of the last of -sizes (10,000 when -sizes is not given)")
 	flag.Parse()
 	if *typingOnly {
@@ -49,7 +51,7 @@ func main() {
 		}
 		*sizes = (*sizes)[strings.LastIndex(*sizes, ",")+1:]
 	}
-	if err := run(context.Background(), *bin, *sizes, *runs, *width, *height, *keep, *typingOnly); err != nil {
+	if err := run(context.Background(), *bin, *sizes, *runs, *width, *height, *keep, *typingOnly, *searchOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "tui-long:", err)
 		os.Exit(1)
 	}
@@ -79,7 +81,7 @@ func isFlagSet(name string) bool {
 	return set
 }
 
-func run(ctx context.Context, bin, sizes string, runs, w, h int, keep, typingOnly bool) error {
+func run(ctx context.Context, bin, sizes string, runs, w, h int, keep, typingOnly, searchOnly bool) error {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return errors.New("tmux is not installed; install it to measure the interface")
 	}
@@ -118,6 +120,24 @@ func run(ctx context.Context, bin, sizes string, runs, w, h int, keep, typingOnl
 		if quantile(keys, 0.95) > typingBudget {
 			return fmt.Errorf("p95 key to frame %s is over the %s budget", ms(quantile(keys, 0.95)), ms(typingBudget))
 		}
+		return nil
+	}
+	if searchOnly {
+		var results []searchResult
+		for _, s := range strings.Split(sizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 2 {
+				return fmt.Errorf("bad size %q", s)
+			}
+			for r := range runs {
+				res, err := searching(ctx, bin, filepath.Join(scratch, fmt.Sprintf("search-%d-%d", n, r)), n, w, h)
+				if err != nil {
+					return fmt.Errorf("searching, %d messages: %w", n, err)
+				}
+				results = append(results, res)
+			}
+		}
+		reportSearch(results, w, h)
 		return nil
 	}
 	base, err := baseline(w, h)
@@ -429,7 +449,7 @@ func (p *project) env() []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 	}
 	// A binary built from ./bench/profiled profiles itself when asked.
-	for _, k := range []string{"CODELOOP_CPUPROFILE", "CODELOOP_TRACE"} {
+	for _, k := range []string{"CODELOOP_CPUPROFILE", "CODELOOP_TRACE", "CODELOOP_MEMPROFILE"} {
 		if v := os.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

@@ -213,12 +213,21 @@ func (m *Model) applyInfo(info client.MessageInfo) {
 	if info.Tokens != nil && info.Tokens.Count() > 0 {
 		m.usage = usage{tokens: info.Tokens.Count(), provider: info.ProviderID, model: info.ModelID, cache: *info.Tokens}
 	}
-	if e := info.Error; e != nil {
-		if e.Name == "MessageAbortedError" {
-			m.tr.put(&noteEntry{k: info.ID + "/~", text: "Interrupted.", kind: noteInfo})
-		} else {
-			m.tr.put(&noteEntry{k: info.ID + "/~", text: "Error: " + e.Error(), kind: noteError})
-		}
+	if e := errorNote(info); e != nil {
+		m.tr.put(e)
+	}
+}
+
+// errorNote is the note an assistant's message that failed ends with; nil
+// when it did not fail.
+func errorNote(info client.MessageInfo) *noteEntry {
+	switch e := info.Error; {
+	case e == nil:
+		return nil
+	case e.Name == "MessageAbortedError":
+		return &noteEntry{k: info.ID + "/~", text: "Interrupted.", kind: noteInfo}
+	default:
+		return &noteEntry{k: info.ID + "/~", text: "Error: " + e.Error(), kind: noteError}
 	}
 }
 
@@ -242,23 +251,16 @@ func (m *Model) applyPart(p client.Part) {
 		m.tr.put(userEntryOf(p.MessageID, st.parts))
 		return
 	}
-	switch p.Type {
-	case client.PartText:
-		if p.Synthetic || p.Ignored {
+	e := partEntry(key, p, m.thinking, m.details)
+	switch e := e.(type) {
+	case nil:
+	case *textEntry:
+		if old, ok := m.tr.find(key).(*textEntry); ok {
+			old.set(p.Text, e.streaming)
 			return
 		}
-		streaming := p.Time != nil && p.Time.End == 0
-		if e, ok := m.tr.find(key).(*textEntry); ok {
-			e.set(p.Text, streaming)
-			return
-		}
-		e := &textEntry{k: key}
-		e.set(p.Text, streaming)
 		m.tr.put(e)
-	case client.PartReasoning:
-		m.tr.put(&reasoningEntry{k: key, text: p.Text, streaming: p.Time != nil && p.Time.End == 0, full: m.thinking})
-	case client.PartTool:
-		e := &toolEntry{k: key, part: p, expanded: m.details}
+	case *toolEntry:
 		if old, ok := m.tr.find(key).(*toolEntry); ok {
 			e.expanded, e.selected = old.expanded, old.selected
 		}
@@ -275,15 +277,37 @@ func (m *Model) applyPart(p client.Part) {
 			}
 		}
 		m.tr.put(e)
+	default:
+		m.tr.put(e)
+	}
+}
+
+// partEntry is the entry that shows part p of an assistant's message under
+// key, new (reasoning shown whole when thinking is set, tool calls
+// expanded when details is); nil for a part that shows none.
+func partEntry(key string, p client.Part, thinking, details bool) entry {
+	switch p.Type {
+	case client.PartText:
+		if p.Synthetic || p.Ignored {
+			return nil
+		}
+		e := &textEntry{k: key}
+		e.set(p.Text, p.Time != nil && p.Time.End == 0)
+		return e
+	case client.PartReasoning:
+		return &reasoningEntry{k: key, text: p.Text, streaming: p.Time != nil && p.Time.End == 0, full: thinking}
+	case client.PartTool:
+		return &toolEntry{k: key, part: p, expanded: details}
 	case client.PartRetry:
 		text := fmt.Sprintf("Retrying (attempt %d)", p.Attempt)
 		if p.Error != nil {
 			text += ": " + p.Error.Error()
 		}
-		m.tr.put(&noteEntry{k: key, text: text, kind: noteWarn})
+		return &noteEntry{k: key, text: text, kind: noteWarn}
 	case client.PartSubtask:
-		m.tr.put(&noteEntry{k: key, text: fmt.Sprintf("Subtask for @%s: %s", p.Agent, p.Description), kind: noteInfo})
+		return &noteEntry{k: key, text: fmt.Sprintf("Subtask for @%s: %s", p.Agent, p.Description), kind: noteInfo}
 	}
+	return nil
 }
 
 // userEntryOf builds the entry of a user's message from its parts.

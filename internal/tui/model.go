@@ -132,8 +132,10 @@ type Model struct {
 	quitting bool
 
 	// find is the transcript search; sel the messages selected to copy.
-	find finder
-	sel  selection
+	// scans numbers the searches of the whole session.
+	find  finder
+	scans int
+	sel   selection
 }
 
 // msgState is what the view keeps of a message: its role and, for the
@@ -237,7 +239,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case olderMsg:
 		cmd := m.olderMsg(msg)
 		if m.find.active() {
-			m.research(false)
+			cmd = tea.Batch(cmd, m.research(false))
 		}
 		if m.jump != "" {
 			cmd = tea.Batch(cmd, m.continueJump())
@@ -246,9 +248,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case newerMsg:
 		cmd := m.newerMsg(msg)
 		if m.find.active() {
-			m.research(false)
+			cmd = tea.Batch(cmd, m.research(false))
+		}
+		if m.jump != "" {
+			cmd = tea.Batch(cmd, m.continueJump())
 		}
 		return m, cmd
+	case scanMsg:
+		return m, m.scanned(msg)
+	case jumpMsg:
+		return m, m.jumped(msg)
 	case tea.MouseMsg:
 		return m, tea.Batch(m.mouse(msg), m.renderAround(), m.maybeLoadNewer())
 	case renderedMsg:
@@ -425,7 +434,11 @@ func (m *Model) sessionMsg(msg sessionMsg) tea.Cmd {
 		return m.failed("opening the session", msg.err)
 	}
 	m.openSession(msg.sess, msg.msgs)
-	return tea.Batch(m.setStatus(msg.status), m.maybeLoadOlder(), m.continueJump())
+	var found tea.Cmd
+	if m.find.active() {
+		found = m.research(false)
+	}
+	return tea.Batch(m.setStatus(msg.status), m.maybeLoadOlder(), found, m.continueJump())
 }
 
 // busy reports whether the current session's loop runs.

@@ -106,7 +106,7 @@ func (p *pager) run(cmd tea.Cmd) {
 			return
 		}
 		p.apply(msg)
-	case sessionMsg, newerMsg:
+	case sessionMsg, newerMsg, scanMsg, jumpMsg:
 		p.apply(msg)
 	}
 }

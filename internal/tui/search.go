@@ -31,6 +31,12 @@ type finder struct {
 	hits []hit
 	last string
 	gen  uint64
+	// scan searches the messages the view does not hold; older and newer
+	// are those that hold matches, beyond the held ones on either side,
+	// nearest first, and nOlder and nNewer count their matches.
+	scan           scan
+	older, newer   []string
+	nOlder, nNewer int
 }
 
 // hit is an entry that matched, with its text in lower case.
@@ -78,6 +84,15 @@ func (f *finder) run(entries []entry, gen uint64) {
 	}
 	narrow := f.last != "" && strings.HasPrefix(q, f.last) && gen == f.gen
 	if !narrow {
+		// Keep the lower-case text of the entries still shown only: those
+		// of pages dropped since are let go.
+		kept := make(map[entry]lowered, len(entries))
+		for _, e := range entries {
+			if c, ok := f.lower[e]; ok {
+				kept[e] = c
+			}
+		}
+		f.lower = kept
 		f.hits = f.hits[:0]
 		for i := len(entries) - 1; i >= 0; i-- {
 			f.hits = append(f.hits, hit{e: entries[i], low: f.lowerText(entries[i])})
@@ -116,7 +131,9 @@ func (m *Model) closeSearch() {
 }
 
 // research runs the search again and, when jump is set, shows the newest
-// match; otherwise it keeps the current match where it can.
+// match; otherwise it keeps the current match where it can. It starts
+// the search of the rest of the session when the query changed, and ends
+// a step's jump to a message beyond the held ones once it is held.
 func (m *Model) research(jump bool) tea.Cmd {
 	var keep *match
 	if !jump && m.find.cur < len(m.find.matches) {
@@ -124,6 +141,11 @@ func (m *Model) research(jump bool) tea.Cmd {
 		keep = &c
 	}
 	m.find.run(m.tr.entries, m.tr.gen)
+	scan := m.startScan()
+	m.placeBeyond()
+	if m.landed() {
+		return tea.Batch(scan, m.showMatch())
+	}
 	m.find.cur = 0
 	if keep != nil {
 		for i, mt := range m.find.matches {
@@ -131,19 +153,34 @@ func (m *Model) research(jump bool) tea.Cmd {
 				m.find.cur = i
 			}
 		}
-		return nil
+		return scan
 	}
-	return m.showMatch()
+	return tea.Batch(scan, m.showMatch())
 }
 
 // stepMatch moves to the next older (+1) or newer (-1) match, round the
-// ends.
+// ends. Past the held matches it jumps to the nearest message beyond them
+// that the search of the rest of the session found a match in.
 func (m *Model) stepMatch(step int) tea.Cmd {
-	n := len(m.find.matches)
-	if n == 0 {
+	f := &m.find
+	if f.scan.jumping {
+		return nil // still reading the page of the last one
+	}
+	f.scan.target = ""
+	n := len(f.matches)
+	switch {
+	case step > 0 && (n == 0 || f.cur == n-1) && len(f.older) > 0:
+		return m.jumpToHit(f.older[0], true)
+	case step > 0 && (n == 0 || f.cur == n-1) && len(f.newer) > 0:
+		return m.jumpToHit(f.newer[len(f.newer)-1], true) // round to the newest
+	case step < 0 && (n == 0 || f.cur == 0) && len(f.newer) > 0:
+		return m.jumpToHit(f.newer[0], false)
+	case step < 0 && (n == 0 || f.cur == 0) && len(f.older) > 0:
+		return m.jumpToHit(f.older[len(f.older)-1], false) // round to the oldest
+	case n == 0:
 		return nil
 	}
-	m.find.cur = ((m.find.cur+step)%n + n) % n
+	f.cur = ((f.cur+step)%n + n) % n
 	return m.showMatch()
 }
 
@@ -278,13 +315,20 @@ func (m *Model) searchBar() (string, int) {
 	caret := cellWidth(head) + cellWidth(f.query)
 	line := head + f.query
 	var info string
+	total := f.nNewer + len(f.matches) + f.nOlder
 	switch {
 	case f.query == "":
 		info = "type to search the transcript · Esc closes"
-	case len(f.matches) == 0:
+	case total == 0 && f.scan.query != "" && !f.scan.done:
+		info = "no match so far"
+	case total == 0:
 		info = "no match"
 	default:
-		info = fmt.Sprintf("%d of %d", f.cur+1, len(f.matches))
+		if len(f.matches) > 0 {
+			info = fmt.Sprintf("%d of %d", f.nNewer+f.cur+1, total)
+		} else {
+			info = fmt.Sprintf("%d matches", total)
+		}
 		if f.typing {
 			info += " · Enter keeps it, ↑ older, ↓ newer"
 		} else {
@@ -292,14 +336,9 @@ func (m *Model) searchBar() (string, int) {
 		}
 		info += " · Esc closes"
 	}
-	switch {
-	case f.query != "" && len(m.newer) > 0:
-		info += fmt.Sprintf(" · searched the %d messages around the view; PgUp and PgDn load more", len(m.msgs))
-	case f.query != "" && m.older:
-		info += fmt.Sprintf(" · searched the newest %d messages; PgUp loads more", len(m.msgs))
-	}
+	info += m.scanInfo()
 	st := th.faint
-	if f.query != "" && len(f.matches) == 0 {
+	if f.query != "" && total == 0 && (f.scan.done || f.scan.query == "") {
 		st = th.bad
 	}
 	return line + "  " + st.Render(info), caret

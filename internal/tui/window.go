@@ -90,9 +90,10 @@ func (m *Model) beyond(id string) bool {
 // evictFar drops pages of messages far from the view while it holds more
 // than keepMessages: the newest page when the view is far above it, the
 // oldest when the view is far below it. Nothing is dropped while a
-// search or a selection looks at the messages.
+// selection looks at the messages; a search finds the matches of dropped
+// pages through its search of the whole session.
 func (m *Model) evictFar() {
-	if m.find.active() || m.sel.on || len(m.msgs) <= keepMessages {
+	if m.sel.on || len(m.msgs) <= keepMessages {
 		return
 	}
 	ids := make([]string, 0, len(m.msgs))
