@@ -111,3 +111,26 @@ func TestSearchWholeSession(t *testing.T) {
 	}
 	step0()
 }
+
+// TestTimelineReadsPages: the timeline of a session longer than a page of
+// the store's reads lists every message of the user's, oldest first, read
+// a page at a time.
+func TestTimelineReadsPages(t *testing.T) {
+	c, _ := liveClient(t, "", "")
+	const n = 2*scanPage + 7
+	s := seedMessages(t, c, n)
+	p := openPaged(t, c, s, 100, 24)
+	msg := p.m.openTimeline()()
+	l, ok := msg.(listMsg)
+	if !ok || l.err != nil || l.dialog == nil {
+		t.Fatalf("the timeline read %#v", msg)
+	}
+	if got := len(l.dialog.items); got != n {
+		t.Fatalf("the timeline lists %d messages, want %d", got, n)
+	}
+	for i, it := range l.dialog.items {
+		if want := fmt.Sprintf("message %04d", i); it.label != want {
+			t.Fatalf("item %d is %q, want %q", i, it.label, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,55 +12,85 @@ import (
 )
 
 // openTimeline lists the user's messages of the session, oldest first,
-// to jump to one; older messages not read yet are read on the way.
+// to jump to one; older messages not read yet are read on the way. The
+// session is read a page at a time, newest first, and only the user's
+// messages are kept, so a long session is never held whole.
 func (m *Model) openTimeline() tea.Cmd {
 	if m.sess == nil {
 		return m.notify("there are no messages to jump to yet", true)
 	}
 	c, ctx, id, now := m.c, m.ctx, m.sess.ID, m.now()
 	return func() tea.Msg {
-		msgs, err := c.Messages(ctx, id, client.MessagesOptions{})
-		if err != nil {
-			return listMsg{err: err}
+		var items []listItem // newest first
+		for before := ""; ; {
+			page, err := c.Messages(ctx, id, client.MessagesOptions{Limit: scanPage, Before: before})
+			if err != nil {
+				return listMsg{err: err}
+			}
+			for i := len(page) - 1; i >= 0; i-- {
+				if it, ok := timelineItem(page[i], now); ok {
+					items = append(items, it)
+				}
+			}
+			if len(page) < scanPage {
+				break
+			}
+			before = page[0].Info.ID
 		}
-		return listMsg{dialog: timelineDialog(msgs, now)}
+		slices.Reverse(items)
+		return listMsg{dialog: timelineOf(items)}
 	}
 }
 
 // timelineDialog lists the messages the user typed, each with its
 // position and time, the newest selected.
 func timelineDialog(msgs []client.Message, now time.Time) *listDialog {
-	d := &listDialog{title: "Timeline", pick: func(m *Model, it listItem) tea.Cmd {
+	var items []listItem
+	for _, msg := range msgs {
+		if it, ok := timelineItem(msg, now); ok {
+			items = append(items, it)
+		}
+	}
+	return timelineOf(items)
+}
+
+// timelineItem is the timeline's item of a message the user typed, its
+// position left to timelineOf; false for any other message.
+func timelineItem(msg client.Message, now time.Time) (listItem, bool) {
+	if msg.Info.Role != client.RoleUser {
+		return listItem{}, false
+	}
+	e := userEntryOf(msg.Info.ID, msg.Parts)
+	text := strings.Join(e.texts, " ")
+	if text == "" && len(e.files) > 0 {
+		text = "[" + strings.Join(e.files, ", ") + "]"
+	}
+	if text == "" {
+		return listItem{}, false
+	}
+	label := strings.Join(strings.Fields(text), " ")
+	if r := []rune(label); len(r) > 120 {
+		label = string(r[:119]) + "…"
+	}
+	it := listItem{label: label, value: msg.Info.ID}
+	if msg.Info.Time.Created > 0 {
+		it.detail = " · " + ago(now, time.UnixMilli(msg.Info.Time.Created))
+	}
+	if label != text {
+		it.preview = text // the whole of a long or many-line message
+	}
+	return it, true
+}
+
+// timelineOf is the timeline of items, oldest first, each numbered by
+// its position, the newest selected.
+func timelineOf(items []listItem) *listDialog {
+	d := &listDialog{title: "Timeline", items: items, pick: func(m *Model, it listItem) tea.Cmd {
 		m.jump = it.value
 		return m.continueJump()
 	}}
-	n := 0
-	for _, msg := range msgs {
-		if msg.Info.Role != client.RoleUser {
-			continue
-		}
-		e := userEntryOf(msg.Info.ID, msg.Parts)
-		text := strings.Join(e.texts, " ")
-		if text == "" && len(e.files) > 0 {
-			text = "[" + strings.Join(e.files, ", ") + "]"
-		}
-		if text == "" {
-			continue
-		}
-		n++
-		label := strings.Join(strings.Fields(text), " ")
-		if r := []rune(label); len(r) > 120 {
-			label = string(r[:119]) + "…"
-		}
-		detail := fmt.Sprintf("#%d", n)
-		if msg.Info.Time.Created > 0 {
-			detail += " · " + ago(now, time.UnixMilli(msg.Info.Time.Created))
-		}
-		it := listItem{label: label, detail: detail, value: msg.Info.ID}
-		if label != text {
-			it.preview = text // the whole of a long or many-line message
-		}
-		d.items = append(d.items, it)
+	for i := range d.items {
+		d.items[i].detail = fmt.Sprintf("#%d", i+1) + d.items[i].detail
 	}
 	if len(d.items) == 0 {
 		d.text = []string{"You have sent no message in this session yet."}
