@@ -46,14 +46,15 @@ type jumpMsg struct {
 
 // scan is the search of the whole session.
 type scan struct {
-	seq   int    // numbers the reads; an answer to an older one is dropped
-	query string // in lower case; "" when no scan runs
-	done  bool
-	err   error
-	read  int            // messages read
-	hits  map[string]int // matches per message, of every message read
-	order []string       // the messages of hits, newest first
-	ids   []string       // every message read, newest first
+	seq     int    // numbers the reads; an answer to an older one is dropped
+	session string // the session read
+	query   string // in lower case; "" when no scan runs
+	done    bool
+	err     error
+	read    int            // messages read
+	hits    map[string]int // matches per message, of every message read
+	order   []string       // the messages of hits, newest first
+	ids     []string       // every message read, newest first
 	// target is the message a step past the held matches jumps to, until
 	// the view holds it (jumping while its page is read); newest says the
 	// step went older, so the target's newest match is shown, else its
@@ -61,6 +62,7 @@ type scan struct {
 	target  string
 	jumping bool
 	newest  bool
+	lost    bool // the last jump's message was gone when its page was read
 }
 
 // startScan starts reading the session for the query when the view does
@@ -74,11 +76,11 @@ func (m *Model) startScan() tea.Cmd {
 		}
 		return nil
 	}
-	if f.scan.query == q && f.scan.err == nil {
+	if f.scan.query == q && f.scan.session == m.sess.ID && f.scan.err == nil {
 		return nil
 	}
 	m.scans++
-	f.scan = scan{seq: m.scans, query: q, hits: map[string]int{}}
+	f.scan = scan{seq: m.scans, session: m.sess.ID, query: q, hits: map[string]int{}}
 	return m.scanCmd("")
 }
 
@@ -186,7 +188,7 @@ func (m *Model) jumpToHit(id string, newest bool) tea.Cmd {
 		newer = append(newer, sp)
 	}
 	slices.Reverse(newer)
-	s.target, s.newest, s.jumping = id, newest, true
+	s.target, s.newest, s.jumping, s.lost = id, newest, true, false
 	c, ctx, sid, seq := m.c, m.ctx, m.sess.ID, s.seq
 	return func() tea.Msg {
 		msgs, err := c.Messages(ctx, sid, client.MessagesOptions{Limit: pageMessages, Before: before})
@@ -205,6 +207,10 @@ func (m *Model) jumped(msg jumpMsg) tea.Cmd {
 	if msg.err != nil {
 		s.target = ""
 		return m.failed("reading the page of the match", msg.err)
+	}
+	if !slices.ContainsFunc(msg.msgs, func(mm client.Message) bool { return mm.Info.ID == s.target }) {
+		s.target, s.lost = "", true // the bar says so: it hides the toasts
+		return nil
 	}
 	m.holdPage(msg.msgs, msg.newer)
 	return tea.Batch(m.research(false), m.maybeLoadOlder(), m.maybeLoadNewer(), m.renderAround())
@@ -264,6 +270,8 @@ func (m *Model) scanInfo() string {
 		return " · the rest of the session could not be searched: " + s.err.Error()
 	case s.jumping:
 		return " · reading the page of the match"
+	case s.lost:
+		return " · that match is no longer in the session"
 	case !s.done:
 		return fmt.Sprintf(" · searching the rest of the session (%d messages read)", s.read)
 	}

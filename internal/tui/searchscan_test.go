@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +111,15 @@ func TestSearchWholeSession(t *testing.T) {
 		}
 	}
 	step0()
+
+	// A match whose message is gone by the time its page is read leaves
+	// the view as it is.
+	shown := messagesShown(m)
+	m.find.scan.target, m.find.scan.jumping = "msg_gone", true
+	p.apply(jumpMsg{sessionID: s.ID, seq: m.find.scan.seq, msgs: nil})
+	if got := messagesShown(m); !slices.Equal(got, shown) || !strings.Contains(statusOf(m), "that match is no") {
+		t.Fatalf("a jump to a message gone: the view went from %v to %v\n%s", shown, got, screen(m))
+	}
 }
 
 // TestTimelineReadsPages: the timeline of a session longer than a page of
