@@ -16,6 +16,11 @@ import (
 // historyKeep is how many sessions' histories a Sessions keeps in memory.
 const historyKeep = 4
 
+// historyRoom is how many messages a history's array has room for beyond
+// those it holds when it is made, so that the messages of a turn's steps
+// are appended without copying the array.
+const historyRoom = 64
+
 // histories keeps the recent history of the sessions a process works on,
 // so that a loop does not read and decode a whole session at every step.
 //
@@ -40,10 +45,11 @@ type history struct {
 	rev   int64
 	// stored is the decoded messages with their parts, in id order: those
 	// of the last view, or of the read when no view was taken since.
-	// shared says a view handed the array out: a later view then builds a
-	// new array rather than change this one.
-	stored []message.Message
-	shared bool
+	// sharedLen is how many of them went out in views (each cut at its
+	// length): those are never changed in place, a later view builds a new
+	// array rather; messages added after them are appended in place.
+	stored    []message.Message
+	sharedLen int
 	// written is the writes applied since the last view, by message id,
 	// still as stored: a view decodes them.
 	written map[string]*written
@@ -252,7 +258,7 @@ func (h *history) view() (View, bool, error) {
 		if h.from != "" {
 			return v, false, nil
 		}
-		h.shared = true
+		h.sharedLen = len(stored)
 		h.cached = &v
 		return v, true, nil
 	}
@@ -267,44 +273,56 @@ func (h *history) view() (View, bool, error) {
 		h.from = start
 	}
 	v := View{Stored: stored[:len(stored):len(stored)], From: h.from, Model: model}
-	h.shared = true
+	h.sharedLen = len(stored)
 	h.cached = &v
 	return v, true, nil
 }
 
 // update decodes what was written since the last view and returns the
 // history's messages with their parts. A message that was not written
-// keeps its info and its list of parts; the array holding them is new when
-// the last one went out in a view, or messages were added.
+// keeps its info and its list of parts. The array holding them is new when
+// a message that went out in a view was written, or a new one goes among
+// the held ones; new messages after them all are appended in place (with
+// the room historyRoom leaves, a turn's steps add theirs without a copy).
 func (h *history) update() ([]message.Message, error) {
 	if len(h.written) == 0 {
 		return h.stored, nil
 	}
 	ids := make([]string, 0, len(h.written))
-	added := 0
 	for id := range h.written {
 		ids = append(ids, id)
-		if _, found := find(h.stored, id); !found {
-			added++
-		}
 	}
 	slices.Sort(ids)
 	stored := h.stored
-	if h.shared || added > 0 {
+	var added []string
+	rebuild := false
+	for _, id := range ids {
+		j, found := find(stored, id)
+		if !found {
+			added = append(added, id)
+			rebuild = rebuild || j < len(stored)
+		}
+		rebuild = rebuild || j < h.sharedLen
+	}
+	switch {
+	case rebuild:
 		// The new messages go in id order among the held ones.
 		old := stored
-		stored = make([]message.Message, 0, len(old)+added)
+		stored = make([]message.Message, 0, len(old)+len(added)+historyRoom)
 		k := 0
-		for _, id := range ids {
-			j, found := find(old, id)
-			if found {
-				continue
-			}
+		for _, id := range added {
+			j, _ := find(old, id)
 			stored = append(stored, old[k:j]...)
 			stored = append(stored, message.Message{Info: message.Info{ID: id}})
 			k = j
 		}
 		stored = append(stored, old[k:]...)
+		h.sharedLen = 0
+	case len(added) > 0:
+		// After every held one: the views handed out end before them.
+		for _, id := range added {
+			stored = append(stored, message.Message{Info: message.Info{ID: id}})
+		}
 	}
 	for _, id := range ids {
 		w := h.written[id]
@@ -336,7 +354,7 @@ func (h *history) update() ([]message.Message, error) {
 		m.Parts = parts[:len(parts):len(parts)]
 	}
 	clear(h.written)
-	h.stored, h.shared = stored, false
+	h.stored = stored
 	return stored, nil
 }
 

@@ -501,3 +501,60 @@ func TestViewKeepsEarlierViews(t *testing.T) {
 		t.Errorf("the kept history differs from a fresh read:\n got %.300s\nwant %.300s", got, want)
 	}
 }
+
+// TestViewAppendsInPlace: messages added after a view are appended to
+// the array it shares, not copied with every message before them, and
+// the views taken before stay as they were; a write to a message a view
+// holds still makes a new array.
+func TestViewAppendsInPlace(t *testing.T) {
+	ctx := context.Background()
+	s, sid := storedTurns(t, 40)
+	v1, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(v1.Stored)
+	added := message.Info{ID: id.Ascending(id.Message), SessionID: sid, Role: message.RoleUser, Agent: "build",
+		Time: message.Time{Created: time.Now().UnixMilli()}}
+	if err := s.PutMessage(ctx, added); err != nil {
+		t.Fatal(err)
+	}
+	part := &message.TextPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: sid, MessageID: added.ID}, Text: "one more"}
+	if err := s.PutPart(ctx, part); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v2.Stored) != len(v1.Stored)+1 || v2.Stored[len(v1.Stored)].Parts[0].(*message.TextPart).Text != "one more" {
+		t.Fatalf("the view after the write holds %d messages, want %d ending with the new one", len(v2.Stored), len(v1.Stored)+1)
+	}
+	if unsafe.SliceData(v2.Stored) != unsafe.SliceData(v1.Stored) {
+		t.Errorf("a message added after the view made a new array of all the messages")
+	}
+	if after, _ := json.Marshal(v1.Stored); !bytes.Equal(after, before) {
+		t.Errorf("a message added changed a view taken before it")
+	}
+
+	// A write to a message the views hold.
+	held, _ := json.Marshal(v2.Stored)
+	changed := *v2.Stored[0].Parts[0].(*message.TextPart)
+	changed.Text = "rewritten"
+	if err := s.PutPart(ctx, &changed); err != nil {
+		t.Fatal(err)
+	}
+	v3, err := s.View(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unsafe.SliceData(v3.Stored) == unsafe.SliceData(v2.Stored) {
+		t.Errorf("a write to a message a view holds changed that view's array")
+	}
+	if after, _ := json.Marshal(v2.Stored); !bytes.Equal(after, held) {
+		t.Errorf("a write changed a view taken before it")
+	}
+	if got := v3.Stored[0].Parts[0].(*message.TextPart).Text; got != "rewritten" {
+		t.Errorf("the rewritten part reads %q", got)
+	}
+}

@@ -20,7 +20,7 @@ const loadBatch = 256
 // parts are decoded while they are read (see readHistory), so h holds no
 // undecoded row when load returns without error.
 func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recent bool) error {
-	h.valid, h.stored, h.shared, h.written, h.from, h.cached = false, nil, false, nil, "", nil
+	h.valid, h.stored, h.sharedLen, h.written, h.from, h.cached = false, nil, 0, nil, "", nil
 	h.loads++
 	var (
 		rev    int64
@@ -68,7 +68,7 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 	if err != nil {
 		return nil, nil, err
 	}
-	stored := make([]message.Message, n)
+	stored := make([]message.Message, n, n+historyRoom)
 	parts := make([]message.Part, np)
 	extra := map[string]*written{}
 	d := newDecoders(ctx, workers)
