@@ -135,6 +135,8 @@ type Model struct {
 	// scans numbers the searches of the whole session.
 	find  finder
 	scans int
+	// jumps numbers the jumps to a message far from the view (see jumpTo).
+	jumps int
 	sel   selection
 }
 

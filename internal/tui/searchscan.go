@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,16 +30,6 @@ type scanMsg struct {
 	sessionID string
 	seq       int
 	msgs      []client.Message
-	err       error
-}
-
-// jumpMsg carries the page a step past the held matches jumps to: the
-// messages up to the target, and the spans of those after it.
-type jumpMsg struct {
-	sessionID string
-	seq       int
-	msgs      []client.Message
-	newer     []span
 	err       error
 }
 
@@ -165,74 +154,15 @@ func (m *Model) placeBeyond() {
 
 // jumpToHit shows a message beyond those held that holds a match: the view
 // reads the page that ends with it and holds that page alone (see
-// jumped); the search then shows the message's newest match (newest) or
+// jumpTo); the search then shows the message's newest match (newest) or
 // its oldest (see landed).
 func (m *Model) jumpToHit(id string, newest bool) tea.Cmd {
 	s := &m.find.scan
-	k := slices.Index(s.ids, id)
-	if k < 0 {
-		return nil
+	cmd := m.jumpTo(id, s.ids)
+	if cmd != nil {
+		s.target, s.newest, s.jumping, s.lost = id, newest, true, false
 	}
-	before := ""
-	if k > 0 {
-		before = s.ids[k-1]
-	}
-	// The messages after the page, a page to a span, the nearest last.
-	var newer []span
-	for end := k; end > 0; end -= pageMessages {
-		start := max(0, end-pageMessages)
-		sp := span{first: s.ids[end-1], n: end - start}
-		if start > 0 {
-			sp.before = s.ids[start-1]
-		}
-		newer = append(newer, sp)
-	}
-	slices.Reverse(newer)
-	s.target, s.newest, s.jumping, s.lost = id, newest, true, false
-	c, ctx, sid, seq := m.c, m.ctx, m.sess.ID, s.seq
-	return func() tea.Msg {
-		msgs, err := c.Messages(ctx, sid, client.MessagesOptions{Limit: pageMessages, Before: before})
-		return jumpMsg{sessionID: sid, seq: seq, msgs: msgs, newer: newer, err: err}
-	}
-}
-
-// jumped makes the page a step jumped to what the view holds, and shows
-// the target's match.
-func (m *Model) jumped(msg jumpMsg) tea.Cmd {
-	s := &m.find.scan
-	if !m.current(msg.sessionID) || !m.find.active() || msg.seq != s.seq || !s.jumping {
-		return nil
-	}
-	s.jumping = false
-	if msg.err != nil {
-		s.target = ""
-		return m.failed("reading the page of the match", msg.err)
-	}
-	if !slices.ContainsFunc(msg.msgs, func(mm client.Message) bool { return mm.Info.ID == s.target }) {
-		s.target, s.lost = "", true // the bar says so: it hides the toasts
-		return nil
-	}
-	m.holdPage(msg.msgs, msg.newer)
-	return tea.Batch(m.research(false), m.maybeLoadOlder(), m.maybeLoadNewer(), m.renderAround())
-}
-
-// holdPage makes msgs (a page, oldest first) all the view holds, the
-// messages after it being the spans newer (the nearest last) read again
-// when the view comes near them. What the session's newest messages set
-// (the sidebar's figures, the status) stays.
-func (m *Model) holdPage(msgs []client.Message, newer []span) {
-	m.msgs = map[string]*msgState{}
-	m.tr.reset()
-	m.selected = ""
-	m.pages++ // an older page on its way belongs to the view that was
-	m.older, m.loadingOlder = len(msgs) >= pageMessages, false
-	m.newerSeq++
-	m.newer, m.loadingNewer = newer, false
-	page := m.pageEntries(msgs, func(string) bool { return true })
-	m.tr.follow = false
-	m.tr.prepend(page)
-	m.tr.top = anchor{}
-	m.tr.tail = len(newer) > 0
+	return cmd
 }
 
 // landed moves the current match to the target of a jump once the view

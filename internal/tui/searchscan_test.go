@@ -116,7 +116,7 @@ func TestSearchWholeSession(t *testing.T) {
 	// the view as it is.
 	shown := messagesShown(m)
 	m.find.scan.target, m.find.scan.jumping = "msg_gone", true
-	p.apply(jumpMsg{sessionID: s.ID, seq: m.find.scan.seq, msgs: nil})
+	p.apply(jumpMsg{sessionID: s.ID, seq: m.jumps, target: "msg_gone"})
 	if got := messagesShown(m); !slices.Equal(got, shown) || !strings.Contains(statusOf(m), "that match is no") {
 		t.Fatalf("a jump to a message gone: the view went from %v to %v\n%s", shown, got, screen(m))
 	}
@@ -142,5 +142,16 @@ func TestTimelineReadsPages(t *testing.T) {
 		if want := fmt.Sprintf("message %04d", i); it.label != want {
 			t.Fatalf("item %d is %q, want %q", i, it.label, want)
 		}
+	}
+
+	// Picking one far from the view reads its page alone.
+	reads := p.reads
+	p.hold = false
+	p.run(l.dialog.pick(p.m, l.dialog.items[5]))
+	if shown := messagesShown(p.m); !slices.Contains(shown, 5) {
+		t.Fatalf("after the pick the screen shows %v, want message 5\n%s", shown, screen(p.m))
+	}
+	if p.reads != reads || len(p.m.msgs) > keepMessages {
+		t.Fatalf("the pick read %d older pages and holds %d messages, want none and at most %d", p.reads-reads, len(p.m.msgs), keepMessages)
 	}
 }

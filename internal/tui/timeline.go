@@ -22,12 +22,14 @@ func (m *Model) openTimeline() tea.Cmd {
 	c, ctx, id, now := m.c, m.ctx, m.sess.ID, m.now()
 	return func() tea.Msg {
 		var items []listItem // newest first
+		var ids []string     // every message, newest first: where a pick jumps
 		for before := ""; ; {
 			page, err := c.Messages(ctx, id, client.MessagesOptions{Limit: scanPage, Before: before})
 			if err != nil {
 				return listMsg{err: err}
 			}
 			for i := len(page) - 1; i >= 0; i-- {
+				ids = append(ids, page[i].Info.ID)
 				if it, ok := timelineItem(page[i], now); ok {
 					items = append(items, it)
 				}
@@ -38,7 +40,7 @@ func (m *Model) openTimeline() tea.Cmd {
 			before = page[0].Info.ID
 		}
 		slices.Reverse(items)
-		return listMsg{dialog: timelineOf(items)}
+		return listMsg{dialog: timelineOf(items, ids)}
 	}
 }
 
@@ -51,7 +53,7 @@ func timelineDialog(msgs []client.Message, now time.Time) *listDialog {
 			items = append(items, it)
 		}
 	}
-	return timelineOf(items)
+	return timelineOf(items, nil)
 }
 
 // timelineItem is the timeline's item of a message the user typed, its
@@ -83,9 +85,16 @@ func timelineItem(msg client.Message, now time.Time) (listItem, bool) {
 }
 
 // timelineOf is the timeline of items, oldest first, each numbered by
-// its position, the newest selected.
-func timelineOf(items []listItem) *listDialog {
+// its position, the newest selected. A message picked that the view does
+// not hold is read with its page alone when ids (the session's, newest
+// first) hold it; otherwise the view reads its way there.
+func timelineOf(items []listItem, ids []string) *listDialog {
 	d := &listDialog{title: "Timeline", items: items, pick: func(m *Model, it listItem) tea.Cmd {
+		if m.msgs[it.value] == nil {
+			if cmd := m.jumpTo(it.value, ids); cmd != nil {
+				return cmd
+			}
+		}
 		m.jump = it.value
 		return m.continueJump()
 	}}
