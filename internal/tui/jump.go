@@ -88,13 +88,14 @@ func (m *Model) jumped(msg jumpMsg) tea.Cmd {
 		return m.notify("that message is no longer in the session", true)
 	}
 	m.holdPage(msg.msgs, msg.newer)
-	cmd := m.renderAround()
-	if search {
-		cmd = tea.Batch(cmd, m.research(false))
-	} else if e := m.tr.find(msg.target + "/"); e != nil {
+	var found tea.Cmd
+	if search || m.find.active() {
+		found = m.research(false)
+	}
+	if e := m.tr.find(msg.target + "/"); !search && e != nil {
 		m.tr.reveal(m.entryIndex(e), 0, m.trWidth(), m.transcriptHeight(), &m.theme, m.themeTag)
 	}
-	return tea.Batch(cmd, m.maybeLoadOlder(), m.maybeLoadNewer())
+	return tea.Batch(found, m.renderAround(), m.maybeLoadOlder(), m.maybeLoadNewer())
 }
 
 // holdPage makes msgs (a page, oldest first) all the view holds, the
