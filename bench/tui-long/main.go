@@ -124,18 +124,16 @@ func run(ctx context.Context, bin, sizes string, runs, w, h int, keep, typingOnl
 	}
 	if searchOnly {
 		var results []searchResult
-		for _, s := range strings.Split(sizes, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 2 {
-				return fmt.Errorf("bad size %q", s)
+		err := eachSize(sizes, runs, func(n, r int) error {
+			res, err := searching(ctx, bin, filepath.Join(scratch, fmt.Sprintf("search-%d-%d", n, r)), n, w, h)
+			if err != nil {
+				return fmt.Errorf("searching, %d messages: %w", n, err)
 			}
-			for r := range runs {
-				res, err := searching(ctx, bin, filepath.Join(scratch, fmt.Sprintf("search-%d-%d", n, r)), n, w, h)
-				if err != nil {
-					return fmt.Errorf("searching, %d messages: %w", n, err)
-				}
-				results = append(results, res)
-			}
+			results = append(results, res)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		reportSearch(results, w, h)
 		return nil
@@ -145,25 +143,86 @@ func run(ctx context.Context, bin, sizes string, runs, w, h int, keep, typingOnl
 		return fmt.Errorf("measuring the terminal's own latency: %w", err)
 	}
 	var results []result
+	err = eachSize(sizes, runs, func(n, r int) error {
+		res, err := measure(ctx, bin, filepath.Join(scratch, fmt.Sprintf("%d-%d", n, r)), n, w, h)
+		if err != nil {
+			return fmt.Errorf("%d messages: %w", n, err)
+		}
+		results = append(results, res)
+		fmt.Fprintf(os.Stderr, "%d messages, run %d: open %v, %d pages, PgUp p50 %s p95 %s, PgDn p50 %s p95 %s\n", n, r+1,
+			res.open.Round(time.Millisecond), len(res.pages), ms(quantile(res.pages, 0.5)), ms(quantile(res.pages, 0.95)),
+			ms(quantile(res.downs, 0.5)), ms(quantile(res.downs, 0.95)))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	report(results, base, w, h)
+	return nil
+}
+
+// eachSize calls f for each session length of sizes (comma-separated) and
+// each of runs runs of it, stopping at the first error.
+func eachSize(sizes string, runs int, f func(n, run int) error) error {
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 2 {
 			return fmt.Errorf("bad size %q", s)
 		}
 		for r := range runs {
-			dir := filepath.Join(scratch, fmt.Sprintf("%d-%d", n, r))
-			res, err := measure(ctx, bin, dir, n, w, h)
-			if err != nil {
-				return fmt.Errorf("%d messages: %w", n, err)
+			if err := f(n, r); err != nil {
+				return err
 			}
-			results = append(results, res)
-			fmt.Fprintf(os.Stderr, "%d messages, run %d: open %v, %d pages, PgUp p50 %s p95 %s, PgDn p50 %s p95 %s\n", n, r+1,
-				res.open.Round(time.Millisecond), len(res.pages), ms(quantile(res.pages, 0.5)), ms(quantile(res.pages, 0.95)),
-				ms(quantile(res.downs, 0.5)), ms(quantile(res.downs, 0.95)))
 		}
 	}
-	report(results, base, w, h)
 	return nil
+}
+
+// opened is a fresh project seeded with a session, open with codeloop -c
+// in a tmux pane "v" on a private socket.
+type opened struct {
+	p          *project
+	tm         *tmux
+	screen     string        // the first screen that showed the session
+	lastAnswer string        // the start of the session's last answer
+	open       time.Duration // from the pane's start to that screen
+}
+
+// openSeeded seeds a session of n messages in a fresh project in dir
+// (its fake model answering more, in order), and opens it in a w×h pane
+// on a socket named after name. Close ends both.
+func openSeeded(ctx context.Context, bin, dir, name string, n, w, h int, more ...fakellm.Step) (*opened, error) {
+	p, err := newProject(ctx, bin, dir, more...)
+	if err != nil {
+		return nil, err
+	}
+	o := &opened{p: p, tm: &tmux{socket: fmt.Sprintf("%s-%d-%d", name, os.Getpid(), time.Now().UnixNano())},
+		lastAnswer: fmt.Sprintf("Answer %d:", n/2-1)}
+	if err := p.seed(ctx, n); err != nil {
+		p.close()
+		return nil, err
+	}
+	start := time.Now()
+	if _, err := o.tm.cmd("-f", "/dev/null", "new-session", "-d", "-s", "v", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h),
+		"-c", p.repo, p.commandLine("-c")); err != nil {
+		o.close()
+		return nil, err
+	}
+	o.screen, err = o.tm.waitFor(30*time.Second, func(s string) bool {
+		return strings.Contains(s, o.lastAnswer) && strings.Contains(s, "fake/model")
+	})
+	if err != nil {
+		o.close()
+		return nil, fmt.Errorf("the session never showed: %w\n%s", err, o.screen)
+	}
+	o.open = time.Since(start)
+	return o, nil
+}
+
+// close ends the pane's tmux server and removes the project.
+func (o *opened) close() {
+	_, _ = o.tm.cmd("kill-server")
+	o.p.close()
 }
 
 // baseline times the same path for a program that only echoes (cat):
@@ -196,30 +255,13 @@ func baseline(w, h int) ([]time.Duration, error) {
 // with codeloop -c in a w×h terminal and pages to its first message.
 func measure(ctx context.Context, bin, dir string, n, w, h int) (result, error) {
 	res := result{messages: n}
-	p, err := newProject(ctx, bin, dir)
+	o, err := openSeeded(ctx, bin, dir, "tui-long", n, w, h)
 	if err != nil {
 		return res, err
 	}
-	defer p.close()
-	if err := p.seed(ctx, n); err != nil {
-		return res, err
-	}
-	tm := &tmux{socket: fmt.Sprintf("tui-long-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	defer tm.cmd("kill-server")
-
-	lastAnswer := fmt.Sprintf("Answer %d:", n/2-1)
-	start := time.Now()
-	if _, err := tm.cmd("-f", "/dev/null", "new-session", "-d", "-s", "v", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h),
-		"-c", p.repo, p.commandLine("-c")); err != nil {
-		return res, err
-	}
-	screen, err := tm.waitFor(30*time.Second, func(s string) bool {
-		return strings.Contains(s, lastAnswer) && strings.Contains(s, "fake/model")
-	})
-	if err != nil {
-		return res, fmt.Errorf("the session never showed: %w\n%s", err, screen)
-	}
-	res.open = time.Since(start)
+	defer o.close()
+	tm, screen, lastAnswer := o.tm, o.screen, o.lastAnswer
+	res.open = o.open
 	pid, err := tm.childPID()
 	if err != nil {
 		return res, err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -36,26 +35,12 @@ var barCount = regexp.MustCompile(`Find: .*? (?:\d+ of (\d+)|(\d+) matches)`)
 // session to its count, and the jumps round both ends of the matches.
 func searching(ctx context.Context, bin, dir string, n, w, h int) (searchResult, error) {
 	res := searchResult{messages: n}
-	p, err := newProject(ctx, bin, dir)
+	o, err := openSeeded(ctx, bin, dir, "tui-search", n, w, h)
 	if err != nil {
 		return res, err
 	}
-	defer p.close()
-	if err := p.seed(ctx, n); err != nil {
-		return res, err
-	}
-	tm := &tmux{socket: fmt.Sprintf("tui-search-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	defer tm.cmd("kill-server")
-	lastAnswer := fmt.Sprintf("Answer %d:", n/2-1)
-	if _, err := tm.cmd("-f", "/dev/null", "new-session", "-d", "-s", "v", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h),
-		"-c", p.repo, p.commandLine("-c")); err != nil {
-		return res, err
-	}
-	if screen, err := tm.waitFor(30*time.Second, func(s string) bool {
-		return strings.Contains(s, lastAnswer) && strings.Contains(s, "fake/model")
-	}); err != nil {
-		return res, fmt.Errorf("the session never showed: %w\n%s", err, screen)
-	}
+	defer o.close()
+	tm := o.tm
 	pid, err := tm.childPID()
 	if err != nil {
 		return res, err

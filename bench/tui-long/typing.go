@@ -51,26 +51,12 @@ func streamingAnswer() fakellm.Step {
 // frame that shows it in the editor.
 // It returns the keys timed before the answer starts, then during it.
 func typing(ctx context.Context, bin, dir string, n, w, h int) (idle, streaming []time.Duration, err error) {
-	p, err := newProject(ctx, bin, dir, streamingAnswer())
+	o, err := openSeeded(ctx, bin, dir, "tui-typing", n, w, h, streamingAnswer())
 	if err != nil {
 		return nil, nil, err
 	}
-	defer p.close()
-	if err := p.seed(ctx, n); err != nil {
-		return nil, nil, err
-	}
-	tm := &tmux{socket: fmt.Sprintf("tui-typing-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	defer tm.cmd("kill-server")
-	lastAnswer := fmt.Sprintf("Answer %d:", n/2-1)
-	if _, err := tm.cmd("-f", "/dev/null", "new-session", "-d", "-s", "v", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h),
-		"-c", p.repo, p.commandLine("-c")); err != nil {
-		return nil, nil, err
-	}
-	if screen, err := tm.waitFor(30*time.Second, func(s string) bool {
-		return strings.Contains(s, lastAnswer) && strings.Contains(s, "fake/model")
-	}); err != nil {
-		return nil, nil, fmt.Errorf("the session never showed: %w\n%s", err, screen)
-	}
+	defer o.close()
+	tm := o.tm
 	idle, err = typeKeys(tm, idleKeys, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("typing with nothing streaming: %w", err)
