@@ -431,10 +431,7 @@ func TestRecoverHiddenByCompaction(t *testing.T) {
 func TestViewKeepsEarlierViews(t *testing.T) {
 	ctx := context.Background()
 	s, sid := storedTurns(t, 40)
-	v1, err := s.View(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v1 := viewOf(t, s, sid)
 	before, _ := json.Marshal(v1.Stored)
 
 	// Rewrite the first message's first part, and add a message.
@@ -448,10 +445,7 @@ func TestViewKeepsEarlierViews(t *testing.T) {
 	if err := s.PutPart(ctx, &changed); err != nil {
 		t.Fatal(err)
 	}
-	v2, err := s.View(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v2 := viewOf(t, s, sid)
 	if after, _ := json.Marshal(v1.Stored); !bytes.Equal(after, before) {
 		t.Errorf("a write changed a view taken before it")
 	}
@@ -466,15 +460,8 @@ func TestViewKeepsEarlierViews(t *testing.T) {
 	}
 
 	// A message added shows in the next view.
-	added := message.Info{ID: id.Ascending(id.Message), SessionID: sid, Role: message.RoleUser, Agent: "build",
-		Time: message.Time{Created: time.Now().UnixMilli()}}
-	if err := s.PutMessage(ctx, added); err != nil {
-		t.Fatal(err)
-	}
-	v2, err = s.View(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	added := addUserMessage(t, s, sid)
+	v2 = viewOf(t, s, sid)
 	if len(v2.Stored) != len(v1.Stored)+1 || v2.Stored[len(v2.Stored)-1].Info.ID != added.ID {
 		t.Fatalf("the view after the writes holds %d messages, want %d ending with %s", len(v2.Stored), len(v1.Stored)+1, added.ID)
 	}
@@ -484,10 +471,7 @@ func TestViewKeepsEarlierViews(t *testing.T) {
 	}
 
 	// Without writes the next view is the same.
-	v3, err := s.View(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v3 := viewOf(t, s, sid)
 	if unsafe.SliceData(v3.Stored) != unsafe.SliceData(v2.Stored) {
 		t.Errorf("a view without writes in between built its messages again")
 	}
@@ -509,24 +493,14 @@ func TestViewKeepsEarlierViews(t *testing.T) {
 func TestViewAppendsInPlace(t *testing.T) {
 	ctx := context.Background()
 	s, sid := storedTurns(t, 40)
-	v1, err := s.View(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v1 := viewOf(t, s, sid)
 	before, _ := json.Marshal(v1.Stored)
-	added := message.Info{ID: id.Ascending(id.Message), SessionID: sid, Role: message.RoleUser, Agent: "build",
-		Time: message.Time{Created: time.Now().UnixMilli()}}
-	if err := s.PutMessage(ctx, added); err != nil {
-		t.Fatal(err)
-	}
+	added := addUserMessage(t, s, sid)
 	part := &message.TextPart{PartBase: message.PartBase{ID: id.Ascending(id.Part), SessionID: sid, MessageID: added.ID}, Text: "one more"}
 	if err := s.PutPart(ctx, part); err != nil {
 		t.Fatal(err)
 	}
-	v2, err := s.View(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v2 := viewOf(t, s, sid)
 	if len(v2.Stored) != len(v1.Stored)+1 || v2.Stored[len(v1.Stored)].Parts[0].(*message.TextPart).Text != "one more" {
 		t.Fatalf("the view after the write holds %d messages, want %d ending with the new one", len(v2.Stored), len(v1.Stored)+1)
 	}
@@ -544,10 +518,7 @@ func TestViewAppendsInPlace(t *testing.T) {
 	if err := s.PutPart(ctx, &changed); err != nil {
 		t.Fatal(err)
 	}
-	v3, err := s.View(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v3 := viewOf(t, s, sid)
 	if unsafe.SliceData(v3.Stored) == unsafe.SliceData(v2.Stored) {
 		t.Errorf("a write to a message a view holds changed that view's array")
 	}
@@ -557,4 +528,26 @@ func TestViewAppendsInPlace(t *testing.T) {
 	if got := v3.Stored[0].Parts[0].(*message.TextPart).Text; got != "rewritten" {
 		t.Errorf("the rewritten part reads %q", got)
 	}
+}
+
+// viewOf is the session's view, failing the test on an error.
+func viewOf(t *testing.T, s *Sessions, sessionID string) View {
+	t.Helper()
+	v, err := s.View(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// addUserMessage stores a new user message in the session and returns
+// its info.
+func addUserMessage(t *testing.T, s *Sessions, sessionID string) message.Info {
+	t.Helper()
+	added := message.Info{ID: id.Ascending(id.Message), SessionID: sessionID, Role: message.RoleUser, Agent: "build",
+		Time: message.Time{Created: time.Now().UnixMilli()}}
+	if err := s.PutMessage(context.Background(), added); err != nil {
+		t.Fatal(err)
+	}
+	return added
 }

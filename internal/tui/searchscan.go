@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -146,10 +147,7 @@ func (m *Model) placeBeyond() {
 			f.nNewer += f.scan.hits[id]
 		}
 	}
-	// Newer ones came newest first: the nearest is the last.
-	for i, j := 0, len(f.newer)-1; i < j; i, j = i+1, j-1 {
-		f.newer[i], f.newer[j] = f.newer[j], f.newer[i]
-	}
+	slices.Reverse(f.newer) // they came newest first; the nearest goes first
 }
 
 // jumpToHit shows a message beyond those held that holds a match: the view
