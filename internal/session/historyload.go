@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -26,7 +28,6 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 		rev    int64
 		from   string
 		stored []message.Message
-		extra  map[string]*written
 	)
 	err := s.store.Read(ctx, func(tx *store.Tx) error {
 		var err error
@@ -39,41 +40,42 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 			}
 		}
 		// The reader keeps a processor busy itself.
-		stored, extra, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
+		stored, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	h.valid, h.rev, h.from, h.stored, h.written = true, rev, from, stored, extra
+	h.valid, h.rev, h.from, h.stored = true, rev, from, stored
 	return nil
 }
 
 // readHistory reads the session's messages from the id from on, with their
 // parts, and decodes them in place: into one array of messages and one of
 // parts, each made at its size (the counts are read in the same
-// transaction as the rows; rows beyond them, which that leaves none of,
-// would be returned as writes for the first view to decode). The rows are
-// streamed from the store and handed in batches to up to workers
-// goroutines, which decode them while the rest is still being read; each
-// row's JSON is dropped once it is decoded. readHistory returns when every
-// goroutine it started has ended. The first decoding error stops the
-// reading and is returned; so is a read error, or the end of ctx.
-func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]message.Message, map[string]*written, error) {
+// transaction as the rows, so they are exact). Only each row's JSON is
+// read, which holds its ids: the other columns cost the store a third of
+// the read. The rows are streamed from the store and handed in batches to
+// up to workers goroutines, which decode them while the rest is still
+// being read; each row's JSON is dropped once it is decoded. The parts are
+// then given to their messages by the message ids they hold. readHistory
+// returns when every goroutine it started has ended. The first decoding
+// error stops the reading and is returned, naming the row; so is a read
+// error, or the end of ctx.
+func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]message.Message, error) {
 	n, err := tx.CountMessagesFrom(ctx, sessionID, from)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	np, err := tx.CountPartsFrom(ctx, sessionID, from)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	stored := make([]message.Message, n, n+historyRoom)
 	parts := make([]message.Part, np)
-	extra := map[string]*written{}
 	d := newDecoders(ctx, workers)
 	var (
-		ids   []string // the messages' ids, read while their infos are decoded
+		k, j  int // the messages and the parts read
 		batch decodeBatch
 	)
 	flush := func() error {
@@ -84,37 +86,22 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		batch = decodeBatch{}
 		return err
 	}
-	err = tx.EachMessageFrom(d.ctx, sessionID, from, func(r store.Message) error {
-		if k := len(ids); k < n {
-			batch.infos = append(batch.infos, infoJob{id: r.ID, raw: r.Data, dst: &stored[k].Info})
-		} else {
-			extra[r.ID] = &written{info: r.Data}
+	changed := fmt.Errorf("the history of session %s changed while it was read", sessionID)
+	err = tx.EachMessageDataFrom(d.ctx, sessionID, from, func(raw json.RawMessage) error {
+		if k == n {
+			return changed
 		}
-		ids = append(ids, r.ID)
+		batch.infos = append(batch.infos, infoJob{at: k, raw: raw, dst: &stored[k].Info})
+		k++
 		return flush()
 	})
 	if err == nil {
-		i, j, first := 0, 0, 0 // the message the next part belongs to, the next part, i's first part
-		err = tx.EachPartFrom(d.ctx, sessionID, from, func(r store.Part) error {
-			for i < len(ids) && ids[i] < r.MessageID {
-				i++
-				first = j
+		err = tx.EachPartDataFrom(d.ctx, sessionID, from, func(raw json.RawMessage) error {
+			if j == np {
+				return changed
 			}
-			if i == len(ids) || ids[i] != r.MessageID {
-				return nil // a part without its message is not part of the history
-			}
-			if i >= n || j >= np {
-				w := extra[r.MessageID]
-				if w == nil {
-					w = &written{}
-					extra[r.MessageID] = w
-				}
-				w.parts = append(w.parts, writtenPart{id: r.ID, data: r.Data})
-				return nil
-			}
-			batch.parts = append(batch.parts, partJob{id: r.ID, raw: r.Data, dst: &parts[j]})
+			batch.parts = append(batch.parts, partJob{at: j, raw: raw, dst: &parts[j]})
 			j++
-			stored[i].Parts = parts[first:j:j]
 			return flush()
 		})
 	}
@@ -123,9 +110,61 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		err = batch.decode()
 	}
 	if err := d.close(err); err != nil {
-		return nil, nil, err
+		return nil, nameRow(ctx, tx, sessionID, from, err)
 	}
-	return stored[:min(len(ids), n)], extra, nil
+	stored = stored[:k]
+	group(stored, parts[:j])
+	return stored, nil
+}
+
+// group gives each message its parts, which are in message id order as
+// stored is: a run of parts with one message id becomes that message's.
+// A part whose message is not in stored is not part of the history.
+func group(stored []message.Message, parts []message.Part) {
+	i := 0
+	for j := 0; j < len(parts); {
+		id := parts[j].Base().MessageID
+		first := j
+		for j < len(parts) && parts[j].Base().MessageID == id {
+			j++
+		}
+		for i < len(stored) && stored[i].Info.ID < id {
+			i++
+		}
+		if i < len(stored) && stored[i].Info.ID == id {
+			stored[i].Parts = parts[first:j:j]
+		}
+	}
+}
+
+// rowError is a stored row of a history that did not decode, by its place
+// among the rows read.
+type rowError struct {
+	part bool
+	at   int
+	err  error
+}
+
+func (e *rowError) Error() string { return e.err.Error() }
+
+func (e *rowError) Unwrap() error { return e.err }
+
+// nameRow returns err, naming the row when it is a rowError: its id is
+// read in the same transaction, by its place.
+func nameRow(ctx context.Context, tx *store.Tx, sessionID, from string, err error) error {
+	var re *rowError
+	if !errors.As(err, &re) {
+		return err
+	}
+	what, at := tx.MessageIDAt, "message"
+	if re.part {
+		what, at = tx.PartIDAt, "part"
+	}
+	id, ierr := what(ctx, sessionID, from, re.at)
+	if ierr != nil || id == "" {
+		id = fmt.Sprintf("%d of session %s", re.at+1, sessionID)
+	}
+	return fmt.Errorf("decoding %s %s: %w", at, id, re.err)
 }
 
 // decodeBatch is a run of messages' infos and parts to decode, each with
@@ -136,13 +175,13 @@ type decodeBatch struct {
 }
 
 type infoJob struct {
-	id  string
+	at  int // its place among the messages read
 	raw []byte
 	dst *message.Info
 }
 
 type partJob struct {
-	id  string
+	at  int // its place among the parts read
 	raw []byte
 	dst *message.Part
 }
@@ -151,17 +190,22 @@ func (b decodeBatch) len() int { return len(b.infos) + len(b.parts) }
 
 // decode decodes the batch's infos and parts. The values they repeat (the
 // session id, the model, a part's message id, …) are held once per batch.
+// A row that does not decode is returned as a rowError.
 func (b decodeBatch) decode() error {
 	var strs message.Strings
 	for _, j := range b.infos {
-		if err := decodeInfo(j.id, j.raw, j.dst, &strs); err != nil {
-			return err
+		// Info decodes itself: calling it directly spares json.Unmarshal's
+		// validation pass, which Info's own decoding makes again.
+		if err := j.dst.Decode(j.raw, &strs); err != nil {
+			return &rowError{at: j.at, err: err}
 		}
 	}
 	for _, j := range b.parts {
-		if err := decodePart(j.id, j.raw, j.dst, &strs); err != nil {
-			return err
+		p, err := message.DecodePart(j.raw, &strs)
+		if err != nil {
+			return &rowError{part: true, at: j.at, err: err}
 		}
+		*j.dst = p
 	}
 	return nil
 }

@@ -123,7 +123,9 @@ func TestHistoryQueries(t *testing.T) {
 
 // TestEachFrom checks the streaming reads of a history: the rows of one
 // session from an id on, in order, each with its own data; an error from
-// the callback, and the end of the context, stop the reading.
+// the callback, and the end of the context, stop the reading. The reads of
+// the data alone are checked the same way, naming each row by its place
+// (MessageIDAt, PartIDAt).
 func TestEachFrom(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, filepath.Join(t.TempDir(), "each.db"))
@@ -168,7 +170,7 @@ func TestEachFrom(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := s.Read(ctx, func(tx *Tx) error {
-				for _, each := range []string{"messages", "parts"} {
+				for _, each := range []string{"messages", "parts", "message data", "part data"} {
 					cctx, cancel := context.WithCancel(ctx)
 					defer cancel()
 					var ids []string
@@ -187,13 +189,34 @@ func TestEachFrom(t *testing.T) {
 						}
 						return nil
 					}
+					at := func(idAt func(context.Context, string, string, int) (string, error)) func(json.RawMessage) error {
+						return func(d json.RawMessage) error {
+							id, err := idAt(ctx, ses.ID, tt.from, len(ids))
+							if err != nil {
+								return err
+							}
+							return row(id, ses.ID, d)
+						}
+					}
 					var err error
-					want := tt.wantMsgs
-					if each == "messages" {
+					want, idAt := tt.wantMsgs, tx.MessageIDAt
+					switch each {
+					case "messages":
 						err = tx.EachMessageFrom(cctx, ses.ID, tt.from, func(m Message) error { return row(m.ID, m.SessionID, m.Data) })
-					} else {
-						want = tt.wantParts
+					case "parts":
+						want, idAt = tt.wantParts, tx.PartIDAt
 						err = tx.EachPartFrom(cctx, ses.ID, tt.from, func(p Part) error { return row(p.ID, p.SessionID, p.Data) })
+					case "message data":
+						err = tx.EachMessageDataFrom(cctx, ses.ID, tt.from, at(tx.MessageIDAt))
+					case "part data":
+						want, idAt = tt.wantParts, tx.PartIDAt
+						err = tx.EachPartDataFrom(cctx, ses.ID, tt.from, at(tx.PartIDAt))
+					}
+					if tt.wantErr == nil {
+						// Past the last row there is no id.
+						if id, err := idAt(ctx, ses.ID, tt.from, len(want)); id != "" || err != nil {
+							t.Errorf("%s: the id after the last row is %q, %v; want none", each, id, err)
+						}
 					}
 					switch {
 					case tt.wantErr == stop && err != stop:
