@@ -268,7 +268,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	a.Models.DetectLocal(ctx)
 	a.refreshCatalog()
 	md := models{a.Models}
-	a.Sessions = session.NewSessions(a.Store, a.Bus, opts.Version)
+	a.Sessions = newSessions(a.Store, a.Bus, opts)
 	a.pruneSessions(cfg.Retention, opts.Log)
 	a.tools = &tools{builtin: builtin, mcp: a.MCP, mcpWait: mcpWait, lsp: servers, lspTool: lsp.NewTool(servers)}
 	a.Engine, err = session.New(session.Config{

@@ -8,10 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codeloop/codeloop/internal/bus"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/llm/catalog"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // Data is what the commands that only read and write stored sessions and
@@ -73,7 +75,7 @@ func OpenData(ctx context.Context, opts Options) (*Data, error) {
 		return nil, err
 	}
 	d := &Data{Dir: dir, Worktree: loaded.Worktree, Config: loaded, Store: st,
-		Sessions: session.NewSessions(st, nil, opts.Version), Trust: tr, ext: ext}
+		Sessions: newSessions(st, nil, opts), Trust: tr, ext: ext}
 	git := exists(filepath.Join(d.Worktree, ".git"))
 	d.ProjectID = projectID(ctx, d.Worktree, git)
 	if git {
@@ -138,4 +140,20 @@ func knownProvider() func(string) bool {
 		_, ok := cat.Provider(id)
 		return ok
 	}
+}
+
+// newSessions returns the session service over st. Deleting a session
+// also removes the temporary directory its sandboxed commands wrote.
+func newSessions(st *store.Store, b *bus.Bus, opts Options) *session.Sessions {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := session.NewSessions(st, b, opts.Version)
+	s.AfterDelete(func(id string) {
+		if err := tool.RemoveSessionTemp("", id); err != nil {
+			log.Warn("deleting a session", "err", err)
+		}
+	})
+	return s
 }

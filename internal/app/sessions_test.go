@@ -14,6 +14,7 @@ import (
 	"github.com/codeloop/codeloop/internal/permission"
 	"github.com/codeloop/codeloop/internal/session"
 	"github.com/codeloop/codeloop/internal/store"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // openSessionsApp opens an app over a fresh project with a real store and
@@ -347,5 +348,47 @@ func TestFindFiles(t *testing.T) {
 				t.Errorf("found %d (files %v, directories %v), want %d (%v, %v): %q", len(got), files, dirs, tt.count, tt.files, tt.dirs, got)
 			}
 		})
+	}
+}
+
+// TestDeleteSessionRemovesTemp checks that deleting a session removes the
+// temporary directory its sandboxed commands wrote, and its children's,
+// and leaves another session's.
+func TestDeleteSessionRemovesTemp(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // os.TempDir, where the sandbox puts them
+	a := openSessionsApp(t)
+	ctx := context.Background()
+	var dirs []string
+	var ids []string
+	for _, parent := range []int{-1, 0, -1} { // a root, its child, another root
+		in := NewSession{}
+		if parent >= 0 {
+			in.ParentID = ids[parent]
+		}
+		s, err := a.CreateSession(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := tool.SessionTempDir("", s.ID)
+		if !strings.HasPrefix(dir, tmp) {
+			t.Fatalf("the session's temporary directory %s is not under TMPDIR %s", dir, tmp)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "out"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "out", "log"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ids, dirs = append(ids, s.ID), append(dirs, dir)
+	}
+	if err := a.DeleteSession(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	for i, dir := range dirs {
+		_, err := os.Stat(dir)
+		if gone := os.IsNotExist(err); gone != (i < 2) {
+			t.Errorf("session %d's temporary directory: removed %v (%v), want %v", i, gone, err, i < 2)
+		}
 	}
 }

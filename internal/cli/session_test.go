@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/paths"
 	"github.com/codeloop/codeloop/internal/session"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // makeSessions stores n sessions of the project, oldest first, and
@@ -74,8 +76,18 @@ func TestSessionList(t *testing.T) {
 }
 
 func TestSessionDelete(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the sandbox keeps a session's temporary directory
 	_, project := agentProject(t, `{}`)
 	ids := makeSessions(t, project, 2)
+	var temps []string
+	for _, id := range ids {
+		dir := tool.SessionTempDir("", id)
+		if err := os.MkdirAll(filepath.Join(dir, "cache"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		temps = append(temps, dir)
+	}
 
 	// Without a terminal to ask on, nothing is deleted unless --yes.
 	code, _, errOut := runCLI(t, "y\n", "session", "delete", ids[0])
@@ -94,5 +106,11 @@ func TestSessionDelete(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "", "session", "delete", "--yes", ids[0]); code != exitError || !strings.Contains(errOut, "does not exist") {
 		t.Errorf("deleting again: %d %q", code, errOut)
+	}
+	if _, err := os.Stat(temps[0]); !os.IsNotExist(err) {
+		t.Errorf("the deleted session's temporary directory %s is still there (%v)", temps[0], err)
+	}
+	if _, err := os.Stat(temps[1]); err != nil {
+		t.Errorf("the kept session's temporary directory: %v", err)
 	}
 }

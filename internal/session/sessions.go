@@ -30,6 +30,8 @@ type Sessions struct {
 
 	hist      histories // recent histories of the sessions worked on (View)
 	noHistory bool      // View reads the whole session every time
+
+	afterDelete func(sessionID string) // see AfterDelete
 }
 
 // NewSessions returns the session service over st. Version is written into
@@ -37,6 +39,12 @@ type Sessions struct {
 func NewSessions(st *store.Store, b *bus.Bus, version string) *Sessions {
 	return &Sessions{store: st, bus: b, version: version, now: time.Now}
 }
+
+// AfterDelete makes Delete call fn with the id of each session it
+// removes, its children's too, once the session is gone from the store:
+// what is kept outside the store for a session goes with it. It must be
+// called before the Sessions is used.
+func (s *Sessions) AfterDelete(fn func(sessionID string)) { s.afterDelete = fn }
 
 // lockLoop takes the cross-process lock of the session's loop, calling
 // waiting with the holder's process id if another process has it.
@@ -169,6 +177,9 @@ func (s *Sessions) Delete(ctx context.Context, id string) error {
 	}
 	if err := s.store.DeleteSession(ctx, id); err != nil {
 		return err
+	}
+	if s.afterDelete != nil {
+		s.afterDelete(id)
 	}
 	s.publish(ctx, bus.SessionDeleted, id, SessionEvent{Info: info})
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -220,10 +221,20 @@ func TestImportOpenCodeExport(t *testing.T) {
 	}
 }
 
+// TestDeleteRemovesChildren checks that deleting a session deletes its
+// children, and that AfterDelete's function hears of each, once it is gone
+// from the store.
 func TestDeleteRemovesChildren(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openSessions(t)
+	var deleted []string
+	s.AfterDelete(func(id string) {
+		if _, err := s.Get(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("AfterDelete(%s) while the session is still stored: %v", id, err)
+		}
+		deleted = append(deleted, id)
+	})
 	root, _ := s.Create(ctx, CreateInput{ProjectID: "p"})
 	child, _ := s.Create(ctx, CreateInput{ProjectID: "p", ParentID: root.ID})
 	if !IsDefaultTitle(child.Title) || child.Title[:len(ChildTitlePrefix)] != ChildTitlePrefix {
@@ -238,6 +249,9 @@ func TestDeleteRemovesChildren(t *testing.T) {
 	}
 	if err := s.Delete(ctx, root.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
+	}
+	if want := []string{child.ID, root.ID}; !slices.Equal(deleted, want) {
+		t.Errorf("AfterDelete heard of %v, want %v", deleted, want)
 	}
 }
 

@@ -2,7 +2,9 @@ package tool
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,15 +105,46 @@ func (c *Confinement) plan(ctx context.Context, call *Call, dir string, off bool
 
 // sessionTemp returns the session's temporary directory, creating it.
 func (c *Confinement) sessionTemp(sessionID string) (string, error) {
-	base := c.TempDir
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "codeloop-"+sessionID)
+	dir := SessionTempDir(c.TempDir, sessionID)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the sandbox's temporary directory: %w", err)
 	}
 	return dir, nil
+}
+
+// SessionTempDir is the temporary directory the confined commands of a
+// session may write, under base (the system's when empty).
+func SessionTempDir(base, sessionID string) string {
+	if base == "" {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "codeloop-"+sessionID)
+}
+
+// RemoveSessionTemp removes a deleted session's temporary directory (see
+// SessionTempDir) with what its commands left there; one never made is not
+// an error. Anything in the directory's place that is not a directory (a
+// symbolic link) is left as it is, and an id that is not a plain name
+// removes nothing.
+func RemoveSessionTemp(base, sessionID string) error {
+	if sessionID == "" || sessionID == "." || sessionID == ".." || strings.ContainsAny(sessionID, `/\`) {
+		return fmt.Errorf("session id %q cannot name a temporary directory", sessionID)
+	}
+	dir := SessionTempDir(base, sessionID)
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("removing the temporary directory of session %s: %w", sessionID, err)
+	}
+	if !fi.IsDir() {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing the temporary directory of session %s: %w", sessionID, err)
+	}
+	return nil
 }
 
 // wrap confines cmd as planned.
