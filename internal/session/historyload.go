@@ -86,10 +86,10 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		batch = decodeBatch{}
 		return err
 	}
-	changed := fmt.Errorf("the history of session %s changed while it was read", sessionID)
+	changed := func() error { return fmt.Errorf("the history of session %s changed while it was read", sessionID) }
 	err = tx.EachMessageDataFrom(d.ctx, sessionID, from, func(raw json.RawMessage) error {
 		if k == n {
-			return changed
+			return changed()
 		}
 		batch.infos = append(batch.infos, infoJob{at: k, raw: raw, dst: &stored[k].Info})
 		k++
@@ -98,7 +98,7 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 	if err == nil {
 		err = tx.EachPartDataFrom(d.ctx, sessionID, from, func(raw json.RawMessage) error {
 			if j == np {
-				return changed
+				return changed()
 			}
 			batch.parts = append(batch.parts, partJob{at: j, raw: raw, dst: &parts[j]})
 			j++

@@ -140,31 +140,16 @@ func (q q) CountPartsFrom(ctx context.Context, sessionID, fromID string) (int, e
 // held whole. fn may keep each message's Data but must not modify it. An
 // error from fn stops the reading and is returned as it is.
 func (q q) EachMessageFrom(ctx context.Context, sessionID, fromID string, fn func(Message) error) error {
-	rows, err := q.ex.QueryContext(ctx, `SELECT id, time_created, data FROM message
-		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, fromID)
-	if err != nil {
-		return fmt.Errorf("listing messages of %s: %w", sessionID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	what := "messages of " + sessionID
+	return q.eachRow(ctx, what, func(rows *sql.Rows) error {
 		m := Message{SessionID: sessionID}
 		var data string
 		if err := rows.Scan(&m.ID, &m.TimeCreated, &data); err != nil {
-			return fmt.Errorf("listing messages of %s: %w", sessionID, err)
+			return fmt.Errorf("listing %s: %w", what, err)
 		}
 		m.Data = ownBytes(data)
-		if err := fn(m); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			// database/sql notices the end of ctx between rows only later.
-			return fmt.Errorf("listing messages of %s: %w", sessionID, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("listing messages of %s: %w", sessionID, err)
-	}
-	return nil
+		return fn(m)
+	}, `SELECT id, time_created, data FROM message WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, fromID)
 }
 
 // EachMessageDataFrom calls fn with the stored JSON of each of the
@@ -188,26 +173,36 @@ func (q q) EachPartDataFrom(ctx context.Context, sessionID, fromID string, fn fu
 }
 
 func (q q) eachData(ctx context.Context, what, query, sessionID, fromID string, fn func(json.RawMessage) error) error {
-	rows, err := q.ex.QueryContext(ctx, query, sessionID, fromID)
+	what += " of " + sessionID
+	return q.eachRow(ctx, what, func(rows *sql.Rows) error {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return fmt.Errorf("listing %s: %w", what, err)
+		}
+		return fn(ownBytes(data))
+	}, query, sessionID, fromID)
+}
+
+// eachRow runs query and calls row with each row of its result as it reads
+// it, stopping at row's first error, which it returns as it is. what names
+// the rows in the errors of the query itself.
+func (q q) eachRow(ctx context.Context, what string, row func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := q.ex.QueryContext(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("listing %s of %s: %w", what, sessionID, err)
+		return fmt.Errorf("listing %s: %w", what, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return fmt.Errorf("listing %s of %s: %w", what, sessionID, err)
-		}
-		if err := fn(ownBytes(data)); err != nil {
+		if err := row(rows); err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			// database/sql notices the end of ctx between rows only later.
-			return fmt.Errorf("listing %s of %s: %w", what, sessionID, err)
+			return fmt.Errorf("listing %s: %w", what, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("listing %s of %s: %w", what, sessionID, err)
+		return fmt.Errorf("listing %s: %w", what, err)
 	}
 	return nil
 }
@@ -256,31 +251,16 @@ func (q q) ListPartsFrom(ctx context.Context, sessionID, fromID string) ([]Part,
 // but must not modify it. An error from fn stops the reading and is
 // returned as it is.
 func (q q) EachPartFrom(ctx context.Context, sessionID, fromID string, fn func(Part) error) error {
-	rows, err := q.ex.QueryContext(ctx, `SELECT id, message_id, data FROM part
-		WHERE session_id = ? AND message_id >= ? ORDER BY message_id, id`, sessionID, fromID)
-	if err != nil {
-		return fmt.Errorf("listing parts of %s: %w", sessionID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	what := "parts of " + sessionID
+	return q.eachRow(ctx, what, func(rows *sql.Rows) error {
 		p := Part{SessionID: sessionID}
 		var data string
 		if err := rows.Scan(&p.ID, &p.MessageID, &data); err != nil {
-			return fmt.Errorf("listing parts of %s: %w", sessionID, err)
+			return fmt.Errorf("listing %s: %w", what, err)
 		}
 		p.Data = ownBytes(data)
-		if err := fn(p); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			// database/sql notices the end of ctx between rows only later.
-			return fmt.Errorf("listing parts of %s: %w", sessionID, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("listing parts of %s: %w", sessionID, err)
-	}
-	return nil
+		return fn(p)
+	}, `SELECT id, message_id, data FROM part WHERE session_id = ? AND message_id >= ? ORDER BY message_id, id`, sessionID, fromID)
 }
 
 // ownBytes returns the bytes of a text column's value without copying
