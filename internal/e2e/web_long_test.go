@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/codeloop/codeloop/internal/id"
@@ -93,7 +96,8 @@ func TestWebLongSession(t *testing.T) {
 
 	b.do(chromedp.Navigate("about:blank"), chromedp.Navigate(w.url+"/web/#/s/"+session))
 	b.wait("the last answer", `document.getElementById('rows').textContent.includes('Answer 4999.')`)
-	paint := eval[float64](b, `new Promise((r) => { const f = () => { const m = performance.getEntriesByName('codeloop:first-paint')[0]; if (m) r(m.startTime); else requestAnimationFrame(f); }; f(); })`)
+	b.wait("the first paint's mark", `performance.getEntriesByName('codeloop:first-paint').length > 0`)
+	paint := eval[float64](b, `performance.getEntriesByName('codeloop:first-paint')[0].startTime`)
 	b.wait("the whole history", fmt.Sprintf(`document.getElementById('rows').dataset.count === '%d'`, n))
 	if rows := eval[int](b, `document.querySelectorAll('#rows > .vrow').length`); rows > 80 {
 		t.Errorf("%d rows are in the document for %d messages; the list is not virtualised", rows, n)
@@ -126,5 +130,57 @@ func TestWebLongSession(t *testing.T) {
 	t.Log(strings.TrimSpace(report))
 	if err := os.WriteFile(filepath.Join(shots, "long-session.txt"), []byte(report), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// slowRecent is a script run before the page's own: it holds the event
+// stream's messages until the page has asked for a session's latest
+// messages, and that answer until the stream's first message was handled.
+// So the stream's connection lands while the first load is in flight.
+const slowRecent = `(() => {
+	let asked = false, connected = false;
+	const until = (ok) => new Promise((r) => { const f = () => ok() ? r() : setTimeout(f, 10); f(); });
+	const fetch0 = window.fetch;
+	window.fetch = (url, init) => {
+		if (!String(url).includes('limit=40')) return fetch0(url, init);
+		asked = true;
+		return until(() => connected).then(() => new Promise((r) => setTimeout(r, 300))).then(() => fetch0(url, init));
+	};
+	const ES = window.EventSource;
+	window.EventSource = class extends ES {
+		set onmessage(f) {
+			let chain = until(() => asked);
+			super.onmessage = (m) => { chain = chain.then(() => { f(m); connected = true; }); };
+		}
+	};
+})()`
+
+// TestWebFirstPaintRace opens a session while the event stream connects
+// in the middle of the first load (which reloads the session on screen):
+// the latest messages are still drawn first, before the whole history.
+func TestWebFirstPaintRace(t *testing.T) {
+	p := newProject(t, "", nil)
+	file, session, _ := longExport(t, 400)
+	p.mustRun("import", file)
+	w := p.web()
+	b := newBrowser(t, 1280, 800)
+	b.do(chromedp.Navigate(w.login))
+	b.wait("the logged-in page", `!document.getElementById('app').hidden`)
+	b.do(chromedp.Navigate("about:blank"), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: slowRecent})
+		return err
+	}))
+	b.do(chromedp.Navigate(w.url + "/web/#/s/" + session))
+	b.wait("the whole history", `document.getElementById('rows').dataset.count === '400'`)
+	b.wait("the first paint's mark", `performance.getEntriesByName('codeloop:first-paint').length > 0`)
+	got := eval[[]string](b, `performance.getEntriesByType('resource').filter((e) => e.name.includes('/message')).map((e) => new URL(e.name).search)`)
+	var recent int
+	for _, q := range got {
+		if strings.Contains(q, "limit=40") {
+			recent++
+		}
+	}
+	if recent < 2 {
+		t.Errorf("the latest messages were asked for %d times, want twice (a first load and the one the stream's connection started): %q", recent, got)
 	}
 }

@@ -13,6 +13,7 @@ const $ = (id) => document.getElementById(id);
 const S = {
   sessions: [],
   current: null, // the session shown
+  shown: null, // the id of the session whose messages are on screen
   msgs: [], // its messages, oldest first: {info, parts}
   byId: new Map(),
   touched: new Set(), // messages changed by events while the history loads
@@ -222,7 +223,7 @@ function showSession(s) {
   S.current = s;
   $('title').textContent = s ? s.title || 'Untitled' : 'New session';
   document.title = s ? `${s.title} · codeloop` : 'codeloop';
-  if (!s) { S.msgs = []; S.byId = new Map(); applyVisible(true); }
+  if (!s) { S.msgs = []; S.byId = new Map(); S.shown = null; applyVisible(true); }
   drawStatus();
   drawSessions();
 }
@@ -231,13 +232,17 @@ async function openSession(id, keep) {
   const seq = ++S.loadSeq;
   const s = await api('session/' + encodeURIComponent(id));
   if (seq !== S.loadSeq) return;
-  const same = S.current && S.current.id === id;
+  // Only messages already on screen may be kept: a load that replaced
+  // one still in flight (the event stream's first connection does) shows
+  // the latest messages first all the same.
+  const same = S.shown === id;
   showSession(s);
   if (!same || !keep) {
     S.touched = new Set();
     const recent = await api(`session/${encodeURIComponent(id)}/message?limit=40`);
     if (seq !== S.loadSeq) return;
     setMessages(recent, true);
+    S.shown = id;
     markPaint();
   }
   const all = await api(`session/${encodeURIComponent(id)}/message`);
