@@ -132,7 +132,14 @@ function route() {
 async function resync() {
   if (!list) return;
   await Promise.all([loadSessions(), dialogs.load(), loadStatus()]);
-  if (S.current) await openSession(S.current.id, true);
+  if (S.current) await reload();
+}
+
+// reload reads the session on screen again after events were missed:
+// what events brought before then may be out of date.
+function reload() {
+  S.touched = new Set();
+  return openSession(S.current.id, true);
 }
 
 async function loadStatus() {
@@ -232,27 +239,43 @@ async function openSession(id, keep) {
   const seq = ++S.loadSeq;
   const s = await api('session/' + encodeURIComponent(id));
   if (seq !== S.loadSeq) return;
+  // What events brought is tracked from the moment a session is current,
+  // across every load of it: a load may replace one still in flight, and
+  // an event may come before the store has what it says.
+  if (!isCurrent(id)) S.touched = new Set();
   // Only messages already on screen may be kept: a load that replaced
   // one still in flight (the event stream's first connection does) shows
   // the latest messages first all the same.
   const same = S.shown === id;
   showSession(s);
   if (!same || !keep) {
-    S.touched = new Set();
     const recent = await api(`session/${encodeURIComponent(id)}/message?limit=40`);
     if (seq !== S.loadSeq) return;
-    setMessages(recent, true);
+    setMessages(withTouched(recent), true);
     S.shown = id;
     markPaint();
   }
   const all = await api(`session/${encodeURIComponent(id)}/message`);
   if (seq !== S.loadSeq) return;
-  // Keep what events changed meanwhile.
-  const merged = all.map((m) => (S.touched.has(m.info.id) && S.byId.get(m.info.id)) || m);
-  for (const m of S.msgs) if (S.touched.has(m.info.id) && !merged.some((x) => x.info.id === m.info.id)) merged.push(m);
-  setMessages(merged, !keep);
+  setMessages(withTouched(all), !keep);
   setPreview(id, all);
   drawSessions();
+}
+
+// withTouched returns the fetched messages with what events changed
+// meanwhile in place of, or beside, the fetched copies; a message an event
+// removed stays removed.
+function withTouched(fetched) {
+  if (S.touched.size === 0) return fetched;
+  const out = [];
+  for (const m of fetched) {
+    if (!S.touched.has(m.info.id)) out.push(m);
+    else if (S.byId.has(m.info.id)) out.push(S.byId.get(m.info.id));
+  }
+  const ids = new Set(fetched.map((m) => m.info.id));
+  const extra = S.msgs.filter((m) => S.touched.has(m.info.id) && !ids.has(m.info.id));
+  if (extra.length === 0) return out;
+  return out.concat(extra).sort((a, b) => (a.info.id < b.info.id ? -1 : a.info.id > b.info.id ? 1 : 0));
 }
 
 function markPaint() {
@@ -380,6 +403,7 @@ function onEvent(e) {
       if (!isCurrent(p.sessionID)) break;
       S.msgs = S.msgs.filter((m) => m.info.id !== p.messageID);
       S.byId.delete(p.messageID);
+      S.touched.add(p.messageID);
       applyVisible(false);
       break;
     }
@@ -416,7 +440,7 @@ function onEvent(e) {
     case 'question.asked': dialogs.addQuestion(p); break;
     case 'question.replied':
     case 'question.rejected': dialogs.remove(p.requestID); break;
-    case 'client.events.dropped': if (S.current) openSession(S.current.id, true).catch(toast); break;
+    case 'client.events.dropped': if (S.current) reload().catch(toast); break;
     case 'hook.notice': if (p.error) toast(new Error(`hook ${p.command}: ${p.text}`)); break;
   }
 }
