@@ -17,6 +17,15 @@ import (
 // decoded by the reader alone.
 const loadBatch = 256
 
+// collectAfter is the size of stored JSON past which reading a history
+// ends with a garbage collection. Each row's JSON is garbage once decoded,
+// as much again as the history: collected at once, while the history is
+// about all that lives, its space serves what the turn makes next (the
+// request's messages and body) instead of the heap growing past both
+// until the collector's next goal. Below this size the collection would
+// cost the first request more than it saves.
+const collectAfter = 8 << 20
+
 // load reads the session's history into h: from its last completed
 // compaction on when recent is true, else all of it. The messages and
 // parts are decoded while they are read (see readHistory), so h holds no
@@ -28,6 +37,7 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 		rev    int64
 		from   string
 		stored []message.Message
+		size   int
 	)
 	err := s.store.Read(ctx, func(tx *store.Tx) error {
 		var err error
@@ -40,13 +50,16 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 			}
 		}
 		// The reader keeps a processor busy itself.
-		stored, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
+		stored, size, err = readHistory(ctx, tx, sessionID, from, runtime.GOMAXPROCS(0)-1)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	h.valid, h.rev, h.from, h.stored = true, rev, from, stored
+	if size >= collectAfter {
+		runtime.GC()
+	}
 	return nil
 }
 
@@ -61,21 +74,22 @@ func (s *Sessions) load(ctx context.Context, sessionID string, h *history, recen
 // then given to their messages by the message ids they hold. readHistory
 // returns when every goroutine it started has ended. The first decoding
 // error stops the reading and is returned, naming the row; so is a read
-// error, or the end of ctx.
-func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]message.Message, error) {
+// error, or the end of ctx. It also returns the size of the JSON read.
+func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, workers int) ([]message.Message, int, error) {
 	n, err := tx.CountMessagesFrom(ctx, sessionID, from)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	np, err := tx.CountPartsFrom(ctx, sessionID, from)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	stored := make([]message.Message, n, n+historyRoom)
 	parts := make([]message.Part, np)
 	d := newDecoders(ctx, workers)
 	var (
 		k, j  int // the messages and the parts read
+		size  int // their JSON's
 		batch decodeBatch
 	)
 	flush := func() error {
@@ -91,6 +105,7 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		if k == n {
 			return changed()
 		}
+		size += len(raw)
 		batch.infos = append(batch.infos, infoJob{at: k, raw: raw, dst: &stored[k].Info})
 		k++
 		return flush()
@@ -100,6 +115,7 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 			if j == np {
 				return changed()
 			}
+			size += len(raw)
 			batch.parts = append(batch.parts, partJob{at: j, raw: raw, dst: &parts[j]})
 			j++
 			return flush()
@@ -110,11 +126,11 @@ func readHistory(ctx context.Context, tx *store.Tx, sessionID, from string, work
 		err = batch.decode()
 	}
 	if err := d.close(err); err != nil {
-		return nil, nameRow(ctx, tx, sessionID, from, err)
+		return nil, 0, nameRow(ctx, tx, sessionID, from, err)
 	}
 	stored = stored[:k]
 	group(stored, parts[:j])
-	return stored, nil
+	return stored, size, nil
 }
 
 // group gives each message its parts, which are in message id order as

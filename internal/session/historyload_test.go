@@ -38,13 +38,44 @@ func storedTurns(t *testing.T, n int) (*Sessions, string) {
 
 // readAll runs readHistory over the whole session in a read transaction.
 func readAll(ctx context.Context, s *Sessions, sessionID string, workers int) ([]message.Message, error) {
-	var stored []message.Message
+	stored, _, err := readAllSize(ctx, s, sessionID, workers)
+	return stored, err
+}
+
+// readAllSize is readAll that also returns the size of the JSON read.
+func readAllSize(ctx context.Context, s *Sessions, sessionID string, workers int) ([]message.Message, int, error) {
+	var (
+		stored []message.Message
+		size   int
+	)
 	err := s.store.Read(context.Background(), func(tx *store.Tx) error {
 		var err error
-		stored, err = readHistory(ctx, tx, sessionID, "", workers)
+		stored, size, err = readHistory(ctx, tx, sessionID, "", workers)
 		return err
 	})
-	return stored, err
+	return stored, size, err
+}
+
+// storedSize is the size of the stored JSON of the session's messages and
+// parts.
+func storedSize(t *testing.T, s *Sessions, sessionID string) int {
+	t.Helper()
+	msgs, err := s.store.ListMessages(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := s.store.ListParts(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Data)
+	}
+	for _, p := range parts {
+		n += len(p.Data)
+	}
+	return n
 }
 
 // decoderGoroutines counts the goroutines decoding a history.
@@ -68,11 +99,15 @@ func TestReadHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantJSON, _ := json.Marshal(want)
+		wantSize := storedSize(t, s, sid)
 		for _, workers := range []int{1, 2, 4} {
 			t.Run(fmt.Sprintf("%d messages, %d workers", n, workers), func(t *testing.T) {
-				got, err := readAll(ctx, s, sid, workers)
+				got, size, err := readAllSize(ctx, s, sid, workers)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if size != wantSize {
+					t.Errorf("the read reports %d bytes of JSON, the store holds %d", size, wantSize)
 				}
 				if g := decoderGoroutines(); g != 0 {
 					t.Errorf("%d decoding goroutines are left", g)
