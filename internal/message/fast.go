@@ -68,7 +68,7 @@ func fastInfoShared(m *Info, role Role, b []byte, strs *Strings) bool {
 func fastUserField(s *fastScanner, info *Info, key []byte) bool {
 	switch string(key) {
 	case "system":
-		info.System = s.Str()
+		info.extra().System = s.Str()
 	case "model":
 		s.Object(func(key []byte) bool {
 			switch string(key) {

@@ -27,10 +27,9 @@ const (
 )
 
 // Info is a message's record without its parts. Role selects the fields in
-// use: the user fields (Model, Format, UserSummary, System, Tools,
-// Permission) or the assistant fields (ParentID through Error). ID,
-// SessionID, Role, Time and Agent belong to both. Its JSON form is OpenCode's user or assistant
-// message, chosen by Role.
+// use: the user fields (Model and Extra) or the assistant fields (ParentID
+// through Error). ID, SessionID, Role, Time and Agent belong to both. Its
+// JSON form is OpenCode's user or assistant message, chosen by Role.
 type Info struct {
 	ID        string
 	SessionID string
@@ -39,14 +38,9 @@ type Info struct {
 	Agent     string
 
 	// User message fields.
-	Model       ModelRef
-	Format      json.RawMessage // {"type":"text"} or {"type":"json_schema",...}
-	UserSummary *UserSummary
-	System      string
-	Tools       map[string]bool
-	// Permission holds rules (a permission.Ruleset in JSON) that apply
-	// while this message is answered only: a command's allowed tools.
-	Permission json.RawMessage
+	Model ModelRef
+	// Extra holds what few user messages set; nil when they set none of it.
+	Extra *UserExtra
 
 	// Assistant message fields.
 	ParentID   string
@@ -61,6 +55,69 @@ type Info struct {
 	Variant    string
 	Finish     string
 	Error      *Error
+}
+
+// UserExtra is the part of a user message's info that few messages set.
+type UserExtra struct {
+	Format  json.RawMessage // {"type":"text"} or {"type":"json_schema",...}
+	Summary *UserSummary
+	// System is text added to the system prompt for this message's answer.
+	System string
+	// Tools switches tools on or off for this message's answer.
+	Tools map[string]bool
+	// Permission holds rules (a permission.Ruleset in JSON) that apply
+	// while this message is answered only: a command's allowed tools.
+	Permission json.RawMessage
+}
+
+// IsZero reports whether x sets nothing.
+func (x *UserExtra) IsZero() bool {
+	return x.Format == nil && x.Summary == nil && x.System == "" && x.Tools == nil && x.Permission == nil
+}
+
+// System returns the text a user message adds to the system prompt for its
+// answer.
+func (m *Info) System() string {
+	if m.Extra == nil {
+		return ""
+	}
+	return m.Extra.System
+}
+
+// Tools returns the tools a user message switches on or off for its
+// answer.
+func (m *Info) Tools() map[string]bool {
+	if m.Extra == nil {
+		return nil
+	}
+	return m.Extra.Tools
+}
+
+// Permission returns the rules (a permission.Ruleset in JSON) a user
+// message holds for its own answer.
+func (m *Info) Permission() json.RawMessage {
+	if m.Extra == nil {
+		return nil
+	}
+	return m.Extra.Permission
+}
+
+// extra returns m's Extra, making it when m has none.
+func (m *Info) extra() *UserExtra {
+	if m.Extra == nil {
+		m.Extra = new(UserExtra)
+	}
+	return m.Extra
+}
+
+// userExtra returns the Extra of a decoded user message: nil when it sets
+// nothing.
+func userExtra(u *userJSON) *UserExtra {
+	x := UserExtra{Format: u.Format, Summary: u.Summary, System: u.System, Tools: u.Tools, Permission: u.Permission}
+	if x.IsZero() {
+		return nil
+	}
+	return &x
 }
 
 // Time holds a message's creation and, for an assistant, completion time in
@@ -177,11 +234,14 @@ type assistantJSON struct {
 func (m Info) MarshalJSON() ([]byte, error) {
 	switch m.Role {
 	case RoleUser:
-		return json.Marshal(userJSON{
+		u := userJSON{
 			ID: m.ID, SessionID: m.SessionID, Role: m.Role, Time: userTime{m.Time.Created},
-			Summary: m.UserSummary, Format: m.Format, Agent: m.Agent, Model: m.Model,
-			System: m.System, Tools: m.Tools, Permission: m.Permission,
-		})
+			Agent: m.Agent, Model: m.Model,
+		}
+		if x := m.Extra; x != nil {
+			u.Summary, u.Format, u.System, u.Tools, u.Permission = x.Summary, x.Format, x.System, x.Tools, x.Permission
+		}
+		return json.Marshal(u)
 	case RoleAssistant:
 		return json.Marshal(assistantJSON{
 			ID: m.ID, SessionID: m.SessionID, Role: m.Role, Time: m.Time, Error: m.Error,
@@ -226,8 +286,7 @@ func (m *Info) decode(role string, b []byte) error {
 		}
 		*m = Info{
 			ID: u.ID, SessionID: u.SessionID, Role: RoleUser, Time: Time{Created: u.Time.Created},
-			UserSummary: u.Summary, Format: u.Format, Agent: u.Agent, Model: u.Model,
-			System: u.System, Tools: u.Tools, Permission: u.Permission,
+			Agent: u.Agent, Model: u.Model, Extra: userExtra(&u),
 		}
 	case RoleAssistant:
 		var a assistantJSON

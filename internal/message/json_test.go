@@ -120,3 +120,55 @@ func TestObjectInput(t *testing.T) {
 		}
 	}
 }
+
+// TestUserExtra checks the fields few user messages set: each survives a
+// round trip, a message that sets none has no Extra, and the accessors
+// read them whether the fast decoder or encoding/json took the message.
+func TestUserExtra(t *testing.T) {
+	const head = `{"id":"msg_1","sessionID":"ses_1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"m"}`
+	tests := []struct {
+		name  string
+		extra string // the JSON fields after head
+		check func(*Info) bool
+	}{
+		{"none", ``, func(m *Info) bool {
+			return m.Extra == nil && m.System() == "" && m.Tools() == nil && m.Permission() == nil
+		}},
+		{"system", `,"system":"be brief"`, func(m *Info) bool { return m.System() == "be brief" }},
+		{"tools", `,"tools":{"bash":false}`, func(m *Info) bool { return m.Tools()["bash"] == false && len(m.Tools()) == 1 }},
+		{"permission", `,"permission":[{"permission":"bash","pattern":"*","action":"allow"}]`, func(m *Info) bool {
+			return string(m.Permission()) == `[{"permission":"bash","pattern":"*","action":"allow"}]`
+		}},
+		{"format", `,"format":{"type":"text"}`, func(m *Info) bool { return m.Extra != nil && string(m.Extra.Format) == `{"type":"text"}` }},
+		{"summary", `,"summary":{"title":"t","diffs":[]}`, func(m *Info) bool { return m.Extra != nil && m.Extra.Summary != nil && m.Extra.Summary.Title == "t" }},
+		{"all", `,"system":"s","tools":{"read":true},"format":{"type":"text"},"summary":{"diffs":[]}`, func(m *Info) bool {
+			return m.System() == "s" && m.Tools()["read"] && m.Extra.Format != nil && m.Extra.Summary != nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := head + tt.extra + `}`
+			var m Info
+			if err := json.Unmarshal([]byte(in), &m); err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(&m) {
+				t.Errorf("decoded %s as %+v (extra %+v)", in, m, m.Extra)
+			}
+			out, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got any
+			if err := json.Unmarshal([]byte(in), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(want, got) {
+				t.Errorf("round trip changed it:\n got %s\nwant %s", out, in)
+			}
+		})
+	}
+}

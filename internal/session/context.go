@@ -95,7 +95,7 @@ func (e *Engine) ContextUsage(ctx context.Context, sessionID string) (ContextUsa
 	}
 	out.Limit = model.Limit.Context
 	rules := permission.Merge(agent.Permission, sess.Permission, rulesOfTurn(l.User.Info))
-	tools, err := e.resolveTools(ctx, sessionID, agent, model, rules, l.User.Info.Tools)
+	tools, err := e.resolveTools(ctx, sessionID, agent, model, rules, l.User.Info.Tools())
 	if err != nil {
 		return out, err
 	}

@@ -404,7 +404,9 @@ func (e *Engine) createUserMessage(ctx context.Context, in PromptInput) (message
 	info := message.Info{
 		ID: id.Ascending(id.Message), SessionID: in.SessionID, Role: message.RoleUser,
 		Time: message.Time{Created: e.cfg.Now().UnixMilli()}, Agent: agent.Name, Model: model,
-		System: in.System, Tools: in.Tools, Permission: turnRules(in.Allow),
+	}
+	if x := (message.UserExtra{System: in.System, Tools: in.Tools, Permission: turnRules(in.Allow)}); !x.IsZero() {
+		info.Extra = &x
 	}
 	m := message.Message{Info: info}
 	for _, p := range e.attach(ctx, sess, info, in.Parts, in.Files) {
@@ -478,11 +480,12 @@ func turnRules(rules permission.Ruleset) json.RawMessage {
 
 // rulesOfTurn decodes the rules a user message holds for its own turn.
 func rulesOfTurn(info message.Info) permission.Ruleset {
-	if len(info.Permission) == 0 {
+	raw := info.Permission()
+	if len(raw) == 0 {
 		return nil
 	}
 	var rs permission.Ruleset
-	if json.Unmarshal(info.Permission, &rs) != nil {
+	if json.Unmarshal(raw, &rs) != nil {
 		return nil
 	}
 	return rs

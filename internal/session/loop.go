@@ -188,7 +188,7 @@ func (e *Engine) step(ctx context.Context, st *loopState, sess Info, msgs []mess
 		Mode: agent.Name, Agent: agent.Name, Variant: user.Info.Model.Variant,
 		Path: message.Path{Cwd: e.cfg.Directory, Root: e.cfg.Worktree},
 	}
-	tools, err := e.resolveTools(ctx, sess.ID, agent, model, rules, user.Info.Tools)
+	tools, err := e.resolveTools(ctx, sess.ID, agent, model, rules, user.Info.Tools())
 	if err != nil {
 		return outStop, err
 	}
@@ -314,8 +314,8 @@ func (e *Engine) system(ctx context.Context, in SystemInput, user *message.Messa
 	} else if in.Agent.Prompt != "" {
 		out = []string{in.Agent.Prompt}
 	}
-	if user.Info.System != "" {
-		out = append(slices.Clip(out), user.Info.System)
+	if user.Info.System() != "" {
+		out = append(slices.Clip(out), user.Info.System())
 	}
 	return out, nil
 }

@@ -91,7 +91,7 @@ func toInfo(in message.Info) client.MessageInfo {
 	switch in.Role {
 	case message.RoleUser:
 		out.Model = &client.ModelRef{ProviderID: in.Model.ProviderID, ModelID: in.Model.ModelID, Variant: in.Model.Variant}
-		out.System = in.System
+		out.System = in.System()
 	case message.RoleAssistant:
 		t := toTokens(in.Tokens)
 		out.ParentID, out.ModelID, out.ProviderID = in.ParentID, in.ModelID, in.ProviderID

@@ -95,7 +95,7 @@ func TestConvertKeepsOpenCodeShapes(t *testing.T) {
 	}
 	msgs := []message.Message{
 		{Info: message.Info{ID: "msg_1", SessionID: "ses_1", Role: message.RoleUser, Time: message.Time{Created: 1},
-			Agent: "build", Model: message.ModelRef{ProviderID: "fake", ModelID: "model"}, System: "extra"}},
+			Agent: "build", Model: message.ModelRef{ProviderID: "fake", ModelID: "model"}, Extra: &message.UserExtra{System: "extra"}}},
 		{Info: message.Info{ID: "msg_2", SessionID: "ses_1", Role: message.RoleAssistant, Time: message.Time{Created: 2, Completed: 3},
 			Agent: "build", ParentID: "msg_1", ModelID: "model", ProviderID: "fake", Mode: "build",
 			Path: message.Path{Cwd: "/p", Root: "/p"}, Cost: 0.25, Tokens: message.Tokens{Input: 4, Output: 5, Reasoning: 1},
