@@ -15,6 +15,18 @@ import (
 // and events with a script run before its own, so that the loads and the
 // events cross in a set order.
 
+// loggedInWith starts a browser logged in to w whose pages run script
+// before their own.
+func loggedInWith(t *testing.T, w *webProc, script string) *browser {
+	t.Helper()
+	b := newBrowser(t, 1280, 800)
+	b.do(chromedp.Navigate(w.login))
+	b.wait("the logged-in page", `!document.getElementById('app').hidden`)
+	b.do(chromedp.Navigate("about:blank"))
+	b.onNewDocument(script)
+	return b
+}
+
 // onNewDocument runs script before the page's own in each page the
 // browser loads from now on.
 func (b *browser) onNewDocument(script string) {
@@ -55,11 +67,7 @@ func TestWebFirstPaintRace(t *testing.T) {
 	file, session, _ := longExport(t, 400)
 	p.mustRun("import", file)
 	w := p.web()
-	b := newBrowser(t, 1280, 800)
-	b.do(chromedp.Navigate(w.login))
-	b.wait("the logged-in page", `!document.getElementById('app').hidden`)
-	b.do(chromedp.Navigate("about:blank"))
-	b.onNewDocument(slowRecent)
+	b := loggedInWith(t, w, slowRecent)
 	b.do(chromedp.Navigate(w.url + "/web/#/s/" + session))
 	b.wait("the whole history", `document.getElementById('rows').dataset.count === '400'`)
 	b.wait("the first paint's mark", `performance.getEntriesByName('codeloop:first-paint').length > 0`)
@@ -117,11 +125,7 @@ const raceLoads = `(() => {
 func TestWebEventsDuringLoad(t *testing.T) {
 	p := newProject(t, webScript, map[string]string{"a.txt": "hello world\n"})
 	w := p.web()
-	b := newBrowser(t, 1280, 800)
-	b.do(chromedp.Navigate(w.login))
-	b.wait("the logged-in page", `!document.getElementById('app').hidden`)
-	b.do(chromedp.Navigate("about:blank"))
-	b.onNewDocument(raceLoads)
+	b := loggedInWith(t, w, raceLoads)
 	b.do(chromedp.Navigate(w.url + "/web/"))
 	b.wait("the model picker", `[...document.querySelectorAll('#model option')].some((o) => o.value === 'fake/model')`)
 	b.send("say hello")
