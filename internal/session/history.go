@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -441,26 +440,8 @@ func (s *Sessions) MessagesFrom(ctx context.Context, sessionID, fromID string) (
 		if err != nil {
 			return err
 		}
-		out = make([]message.Message, len(rows))
-		index := make(map[string]int, len(rows))
-		for i, r := range rows {
-			if err := json.Unmarshal(r.Data, &out[i].Info); err != nil {
-				return fmt.Errorf("decoding message %s: %w", r.ID, err)
-			}
-			index[r.ID] = i
-		}
-		for _, r := range parts {
-			i, ok := index[r.MessageID]
-			if !ok {
-				continue
-			}
-			p, err := message.UnmarshalPart(r.Data)
-			if err != nil {
-				return fmt.Errorf("decoding part %s: %w", r.ID, err)
-			}
-			out[i].Parts = append(out[i].Parts, p)
-		}
-		return nil
+		out, err = assemble(rows, parts)
+		return err
 	})
 	return out, err
 }

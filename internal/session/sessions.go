@@ -187,15 +187,20 @@ func (s *Sessions) Delete(ctx context.Context, id string) error {
 
 // Messages returns a session's messages with their parts, oldest first.
 func (s *Sessions) Messages(ctx context.Context, sessionID string) ([]message.Message, error) {
-	rows, err := s.store.ListMessages(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	parts, err := s.store.ListParts(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return assemble(rows, parts)
+	var out []message.Message
+	err := s.store.Read(ctx, func(tx *store.Tx) error {
+		rows, err := tx.ListMessages(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		parts, err := tx.ListParts(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		out, err = assemble(rows, parts)
+		return err
+	})
+	return out, err
 }
 
 // assemble decodes message rows and gives each the parts among parts that
