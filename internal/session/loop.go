@@ -314,8 +314,8 @@ func (e *Engine) system(ctx context.Context, in SystemInput, user *message.Messa
 	} else if in.Agent.Prompt != "" {
 		out = []string{in.Agent.Prompt}
 	}
-	if user.Info.System() != "" {
-		out = append(slices.Clip(out), user.Info.System())
+	if sys := user.Info.System(); sys != "" {
+		out = append(slices.Clip(out), sys)
 	}
 	return out, nil
 }

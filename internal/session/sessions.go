@@ -187,20 +187,7 @@ func (s *Sessions) Delete(ctx context.Context, id string) error {
 
 // Messages returns a session's messages with their parts, oldest first.
 func (s *Sessions) Messages(ctx context.Context, sessionID string) ([]message.Message, error) {
-	var out []message.Message
-	err := s.store.Read(ctx, func(tx *store.Tx) error {
-		rows, err := tx.ListMessages(ctx, sessionID)
-		if err != nil {
-			return err
-		}
-		parts, err := tx.ListParts(ctx, sessionID)
-		if err != nil {
-			return err
-		}
-		out, err = assemble(rows, parts)
-		return err
-	})
-	return out, err
+	return s.MessagesFrom(ctx, sessionID, "")
 }
 
 // assemble decodes message rows and gives each the parts among parts that

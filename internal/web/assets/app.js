@@ -16,7 +16,7 @@ const S = {
   shown: null, // the id of the session whose messages are on screen
   msgs: [], // its messages, oldest first: {info, parts}
   byId: new Map(),
-  touched: new Set(), // messages changed by events while the history loads
+  touched: new Set(), // messages events changed since the session became current or events were last missed
   status: {},
   open: new Set(),
   agents: [],
