@@ -170,9 +170,13 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 		}
 		model = &client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID, Variant: ref.Variant}
 	}
-	// The commands the model runs inherit this process's environment:
-	// the credentials leave it, and only codeloop itself reads them.
-	getenv := hideSecrets(e.getenv)
+	// The commands the model runs inherit this process's environment and
+	// can read the one it started with: the credentials leave both, and
+	// only codeloop itself reads them.
+	getenv, err := hideSecrets(e.getenv)
+	if err != nil {
+		return err
+	}
 	ghEnv, err := github.LoadEnv(getenv, o.token)
 	// The engine reads the provider keys but never the job's token.
 	appGetenv := func(name string) string {
@@ -222,21 +226,18 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 	return err
 }
 
-// hideSecrets removes the credentials from the process's environment and
-// returns a getenv that still finds them, for codeloop's own use.
-func hideSecrets(getenv func(string) string) func(string) string {
-	kept := map[string]string{}
-	for _, kv := range os.Environ() {
-		name, value, _ := strings.Cut(kv, "=")
-		if github.IsSecret(name) {
-			kept[name] = value
-			_ = os.Unsetenv(name)
-		}
+// hideSecrets removes the credentials from the process's environment
+// (github.KeepSecrets) and returns a getenv that still finds them, for
+// codeloop's own use.
+func hideSecrets(getenv func(string) string) (func(string) string, error) {
+	kept, err := github.KeepSecrets()
+	if err != nil {
+		return nil, err
 	}
 	return func(name string) string {
 		if v, ok := kept[name]; ok {
 			return v
 		}
 		return getenv(name)
-	}
+	}, nil
 }
