@@ -208,7 +208,7 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 	open := func(ctx context.Context, trusted bool) (client.Client, error) {
 		a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 			Dir: dir, Dirs: e.dirs, Getenv: appGetenv, Log: e.log, Version: Version,
-			NonInteractive: true, Sandbox: o.sandbox, NoLSPWarm: true, TrustProject: trusted,
+			NonInteractive: true, Sandbox: o.sandbox, NoLSPWarm: true, TrustProject: trusted, DistrustProject: !trusted,
 		})
 		if err != nil {
 			return nil, err
