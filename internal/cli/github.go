@@ -173,9 +173,12 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 	// The commands the model runs inherit this process's environment and
 	// can read the one it started with: the credentials leave both, and
 	// only codeloop itself reads them.
-	getenv, err := hideSecrets(e.getenv)
+	getenv, token, err := hideSecrets(e.getenv)
 	if err != nil {
 		return err
+	}
+	if o.token == "" {
+		o.token = token
 	}
 	ghEnv, err := github.LoadEnv(getenv, o.token)
 	// The engine reads the provider keys but never the job's token.
@@ -226,18 +229,21 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 	return err
 }
 
-// hideSecrets removes the credentials from the process's environment
-// (github.KeepSecrets) and returns a getenv that still finds them, for
-// codeloop's own use.
-func hideSecrets(getenv func(string) string) (func(string) string, error) {
-	kept, err := github.KeepSecrets()
+// hideSecrets removes the credentials from the process's environment and
+// the --token flag from its arguments (github.KeepSecrets), and returns a
+// getenv that still finds them, for codeloop's own use, and the flag's
+// value.
+func hideSecrets(getenv func(string) string) (func(string) string, string, error) {
+	kept, err := github.KeepSecrets("--token")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	token := kept["--token"]
+	delete(kept, "--token")
 	return func(name string) string {
 		if v, ok := kept[name]; ok {
 			return v
 		}
 		return getenv(name)
-	}, nil
+	}, token, nil
 }

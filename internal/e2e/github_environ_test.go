@@ -16,12 +16,13 @@ import (
 )
 
 // newEnvironProbe is a job whose model runs a command that reads the
-// environment every process was started with, as /proc shows it to a
-// process of the same user, and then fixes the typo of a.txt.
+// environment and the command line every process was started with, as
+// /proc shows them to a process of the same user, and then fixes the typo
+// of a.txt.
 func newEnvironProbe(t *testing.T) *ghRepo {
 	t.Helper()
-	probe := `n=0; for f in /proc/[0-9]*/environ; do if e=$(tr '\0' '\n' < "$f" 2>/dev/null); then n=$((n+1)); ` +
-		`case $f in */$PPID/environ) echo parent-read;; esac; printf '%s\n' "$e" | grep -E 'KEY=|TOKEN='; fi; done; echo "read $n environments"`
+	probe := `n=0; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do if e=$(tr '\0' '\n' < "$f" 2>/dev/null); then n=$((n+1)); ` +
+		`case $f in */$PPID/environ) echo parent-read;; esac; printf '%s\n' "$e" | grep -E -A1 'KEY|TOKEN|token'; fi; done; echo "read $n environments"`
 	call, err := json.Marshal(map[string]string{"command": probe, "description": "Read the processes' environments"})
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,20 @@ func TestGitHubCredentialsNotInProcessEnvironments(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	r.checkEnvironProbe(stderr)
+}
+
+// TestGitHubTokenFlagNotInCommandLines: a token passed with --token is in
+// no process's command line the model's command can read either.
+func TestGitHubTokenFlagNotInCommandLines(t *testing.T) {
+	r := newEnvironProbe(t)
+	stdout, stderr, code := r.run("issue_comment", []string{"GITHUB_TOKEN="}, "--token", ghToken)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r.checkEnvironProbe(stderr)
+	if n := len(r.api.Comments()); n != 1 {
+		t.Errorf("%d comments: the token did not reach the API", n)
+	}
 }
 
 // TestGitHubWorkflowStepKeepsNoCredentials runs the step of the workflow

@@ -23,16 +23,18 @@ const secretsFDVar = "CODELOOP_GITHUB_SECRETS_FD"
 const maxSecrets = 1 << 20
 
 // KeepSecrets takes the credentials (IsSecret) out of the process's
-// environment and returns them for codeloop's own use.
+// environment, and the values of the command-line flags named (--token)
+// out of its arguments, and returns them for codeloop's own use: a flag's
+// value under the flag's name.
 //
-// Unsetting a variable is not enough: the environment a process was
-// started with stays readable to every process of the same user
-// (/proc/PID/environ, ps -E), the commands the model runs included. So
-// when that environment holds a credential, KeepSecrets starts the
-// executable again in the same process (execve) with an environment
-// without them and hands them over through a pipe; the call returns in the
-// process started again, or with an error.
-func KeepSecrets() (map[string]string, error) {
+// Unsetting a variable is not enough: the environment and the arguments a
+// process was started with stay readable to every process of the same
+// user (/proc/PID/environ and cmdline, ps), the commands the model runs
+// included. So when they hold a credential, KeepSecrets starts the
+// executable again in the same process (execve) without them and hands
+// them over through a pipe; the call returns in the process started
+// again, or with an error.
+func KeepSecrets(flags ...string) (map[string]string, error) {
 	if fd, ok := os.LookupEnv(secretsFDVar); ok {
 		if err := os.Unsetenv(secretsFDVar); err != nil {
 			return nil, err
@@ -49,15 +51,17 @@ func KeepSecrets() (map[string]string, error) {
 		}
 		clean = append(clean, kv)
 	}
+	args := withoutFlags(os.Args, flags, kept)
 	if len(kept) == 0 {
 		return kept, nil
 	}
-	return nil, restartWithout(kept, clean)
+	return nil, restartWithout(kept, args, clean)
 }
 
-// restartWithout executes this program again with the environment clean
-// and the credentials kept on a pipe. It returns only on failure.
-func restartWithout(kept map[string]string, clean []string) error {
+// restartWithout executes this program again with args and the
+// environment clean and the credentials kept on a pipe. It returns only on
+// failure.
+func restartWithout(kept map[string]string, args, clean []string) error {
 	data, err := json.Marshal(kept)
 	if err != nil {
 		return err
@@ -91,7 +95,7 @@ func restartWithout(kept map[string]string, clean []string) error {
 		return fmt.Errorf("handing over the credentials: %w", err)
 	}
 	env := append(clean, secretsFDVar+"="+strconv.Itoa(r))
-	err = syscall.Exec(exe, os.Args, env)
+	err = syscall.Exec(exe, args, env)
 	unix.Close(r)
 	return fmt.Errorf("starting %s again without the credentials in its environment: %w", exe, err)
 }
