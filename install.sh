@@ -61,6 +61,34 @@ detect_arch() {
 	esac
 }
 
+# wget_https URL FILE downloads URL into FILE with wget, following at most
+# ten redirects and only to https: wget itself would follow one to plain
+# http, where the archive and checksums.txt could both be changed.
+wget_https() {
+	wget --help 2>&1 | grep -q -e '--max-redirect' ||
+		die "this wget cannot be kept from following redirects to plain http; install curl"
+	u=$1
+	hops=0
+	while [ "$hops" -le 10 ]; do
+		case $u in
+		https://*) ;;
+		*)
+			say "refusing $u: not https"
+			return 1
+			;;
+		esac
+		headers=$(wget -q -S --max-redirect=0 -O "$2" "$u" 2>&1) && return 0
+		next=$(printf '%s\n' "$headers" | sed -n 's/^ *[Ll]ocation: *//p' | tail -n 1 | tr -d '\r')
+		case $next in
+		'') return 1 ;;
+		/*) u=$(printf '%s\n' "$u" | sed 's|^\(https://[^/]*\).*|\1|')$next ;;
+		*) u=$next ;;
+		esac
+		hops=$((hops + 1))
+	done
+	return 1
+}
+
 # fetch URL FILE downloads URL (https or file) into FILE.
 fetch() {
 	if command -v curl >/dev/null 2>&1; then
@@ -68,7 +96,7 @@ fetch() {
 	elif command -v wget >/dev/null 2>&1; then
 		case $1 in
 		file://*) cp "${1#file://}" "$2" || return 1 ;;
-		*) wget -q -O "$2" "$1" || return 1 ;;
+		*) wget_https "$1" "$2" || return 1 ;;
 		esac
 	else
 		case $1 in

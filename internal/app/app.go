@@ -76,6 +76,10 @@ type Options struct {
 	// TrustProject trusts the project as its files are now before
 	// anything else (--trust-project).
 	TrustProject bool
+	// DistrustProject holds the project's own files back whatever the
+	// trust store says: the checkout is someone else's (a fork's pull
+	// request) though the directory was trusted before.
+	DistrustProject bool
 }
 
 // App is one project's running services.

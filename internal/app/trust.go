@@ -62,7 +62,8 @@ func (t *Trust) Line(it trust.Item) string {
 // openTrust asks the trust store about the project and puts the config in
 // force that the answer allows: the project's own files in full when it is
 // trusted, else with what they would run or loosen held back. With
-// grant, the project is trusted first (--trust-project).
+// grant, the project is trusted first (--trust-project); with
+// opts.DistrustProject, the store is not asked and nothing is trusted.
 func openTrust(opts Options, loaded *config.Loaded, dir string, ext extSources, grant bool) (*Trust, error) {
 	worktree := loaded.Worktree
 	t := &Trust{Dir: worktree, store: trust.Open(filepath.Join(opts.Dirs.State, "trust.json"))}
@@ -73,6 +74,9 @@ func openTrust(opts Options, loaded *config.Loaded, dir string, ext extSources, 
 	}
 	fp := t.Fingerprint()
 	t.Verdict = t.store.Check(worktree, fp)
+	if opts.DistrustProject {
+		grant, t.Verdict = false, trust.Verdict{State: trust.Untrusted}
+	}
 	if t.Verdict.Warning != "" {
 		opts.Log.Warn("trust", "err", t.Verdict.Warning)
 	}

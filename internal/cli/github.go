@@ -170,9 +170,16 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 		}
 		model = &client.ModelRef{ProviderID: ref.ProviderID, ModelID: ref.ModelID, Variant: ref.Variant}
 	}
-	// The commands the model runs inherit this process's environment:
-	// the credentials leave it, and only codeloop itself reads them.
-	getenv := hideSecrets(e.getenv)
+	// The commands the model runs inherit this process's environment and
+	// can read the one it started with: the credentials leave both, and
+	// only codeloop itself reads them.
+	getenv, token, err := hideSecrets(e.getenv)
+	if err != nil {
+		return err
+	}
+	if o.token == "" {
+		o.token = token
+	}
 	ghEnv, err := github.LoadEnv(getenv, o.token)
 	// The engine reads the provider keys but never the job's token.
 	appGetenv := func(name string) string {
@@ -204,7 +211,7 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 	open := func(ctx context.Context, trusted bool) (client.Client, error) {
 		a, err := app.Open(context.WithoutCancel(ctx), app.Options{
 			Dir: dir, Dirs: e.dirs, Getenv: appGetenv, Log: e.log, Version: Version,
-			NonInteractive: true, Sandbox: o.sandbox, NoLSPWarm: true, TrustProject: trusted,
+			NonInteractive: true, Sandbox: o.sandbox, NoLSPWarm: true, TrustProject: trusted, DistrustProject: !trusted,
 		})
 		if err != nil {
 			return nil, err
@@ -223,20 +230,20 @@ func (e *env) githubRun(ctx context.Context, o githubRunOptions) error {
 }
 
 // hideSecrets removes the credentials from the process's environment and
-// returns a getenv that still finds them, for codeloop's own use.
-func hideSecrets(getenv func(string) string) func(string) string {
-	kept := map[string]string{}
-	for _, kv := range os.Environ() {
-		name, value, _ := strings.Cut(kv, "=")
-		if github.IsSecret(name) {
-			kept[name] = value
-			_ = os.Unsetenv(name)
-		}
+// the --token flag from its arguments (github.KeepSecrets), and returns a
+// getenv that still finds them, for codeloop's own use, and the flag's
+// value.
+func hideSecrets(getenv func(string) string) (func(string) string, string, error) {
+	kept, err := github.KeepSecrets("--token")
+	if err != nil {
+		return nil, "", err
 	}
+	token := kept["--token"]
+	delete(kept, "--token")
 	return func(name string) string {
 		if v, ok := kept[name]; ok {
 			return v
 		}
 		return getenv(name)
-	}
+	}, token, nil
 }

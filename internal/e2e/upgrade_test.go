@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -122,5 +123,47 @@ func TestUpgradeCheckUpToDate(t *testing.T) {
 		if !strings.Contains(string(out), tt.want) {
 			t.Errorf("codeloop %v said %q; want %q", tt.args, out, tt.want)
 		}
+	}
+}
+
+// TestUpgradeRefusesRedirectToHTTP: a release location reached over https
+// that redirects the download to plain http (where anyone on the path can
+// change the archive and checksums.txt alike) installs nothing, as
+// install.sh refuses it too.
+func TestUpgradeRefusesRedirectToHTTP(t *testing.T) {
+	evil := releaseArchive(t, buildVersioned(t, "9.9.9"))
+	plain := fakeReleases(t, evil, checksums(assetName(), evil))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/releases/latest", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/releases/tag/v9.9.9", http.StatusFound)
+	})
+	mux.HandleFunc("/releases/download/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+r.URL.Path, http.StatusFound)
+	})
+	tlsSrv := httptest.NewTLSServer(mux)
+	t.Cleanup(tlsSrv.Close)
+	root := t.TempDir()
+	ca := filepath.Join(root, "ca.pem")
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsSrv.Certificate().Raw})
+	if err := os.WriteFile(ca, cert, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "codeloop")
+	if err := os.WriteFile(exe, readBinary(t), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "upgrade")
+	cmd.Env = []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "SSL_CERT_FILE=" + ca,
+		"CODELOOP_RELEASE_URL=" + tlsSrv.URL + "/releases"}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "redirect") || !strings.Contains(string(out), "not https") {
+		t.Errorf("codeloop upgrade: %v\n%s", err, out)
+	}
+	if v := versionOf(t, exe); !strings.HasPrefix(v, "codeloop dev") {
+		t.Errorf("afterwards codeloop --version = %q; want the old one", v)
 	}
 }

@@ -30,6 +30,18 @@ type agentOptions struct {
 	Progress func(line string)
 }
 
+// networkRules deny the tools that reach the network from codeloop itself,
+// outside the sandbox: the task's text is anyone's, and a fetch could
+// carry what the model read to any address. Session rules only tighten,
+// so no config loosens them, and a sub-agent inherits their denials.
+func networkRules() []client.PermissionRule {
+	var out []client.PermissionRule
+	for _, p := range []string{"webfetch", "websearch", "codesearch"} {
+		out = append(out, client.PermissionRule{Permission: p, Pattern: "*", Action: "deny"})
+	}
+	return out
+}
+
 // errStopped says the run was cut short by the time or step limit.
 var errStopped = errors.New("the run was stopped")
 
@@ -38,7 +50,7 @@ var errStopped = errors.New("the run was stopped")
 // the time or the step limit is reached.
 func prompt(ctx context.Context, c client.Client, text string, o agentOptions) (agentRun, error) {
 	var out agentRun
-	sess, err := c.CreateSession(ctx, client.CreateSessionInput{})
+	sess, err := c.CreateSession(ctx, client.CreateSessionInput{Permission: networkRules()})
 	if err != nil {
 		return out, fmt.Errorf("creating a session: %w", err)
 	}

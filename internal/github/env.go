@@ -127,3 +127,35 @@ func RunnerCredential(name string) bool {
 	}
 	return false
 }
+
+// withoutFlags returns args without the flags named and their values,
+// which it records in kept under the flag's name. Arguments after "--"
+// are no flags.
+func withoutFlags(args, flags []string, kept map[string]string) []string {
+	if len(flags) == 0 {
+		return args
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		matched := false
+		for _, f := range flags {
+			switch {
+			case a == f && i+1 < len(args):
+				kept[f] = args[i+1]
+				i++
+				matched = true
+			case strings.HasPrefix(a, f+"="):
+				kept[f] = strings.TrimPrefix(a, f+"=")
+				matched = true
+			}
+		}
+		if !matched {
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -54,6 +54,10 @@ type Request struct {
 	CommentID int64
 	// Actor is who asked: the comment's author, else the event's sender.
 	Actor string
+	// TextAuthor, when set, wrote the text that holds the trigger word (an
+	// issue's title or body) and is not necessarily Actor: both must have
+	// write access.
+	TextAuthor string
 	// Path, Line and DiffHunk locate a review comment.
 	Path     string
 	Line     int
@@ -179,7 +183,7 @@ func fromIssues(ev *gh.IssuesEvent, o TriggerOptions) (*Request, string, error) 
 	}
 	return &Request{
 		Kind: KindIssue, Number: ev.Issue.GetNumber(), Title: ev.Issue.GetTitle(), Body: ev.Issue.GetBody(),
-		Actor: ev.Sender.GetLogin(), DefaultBranch: ev.Repo.GetDefaultBranch(),
+		Actor: ev.Sender.GetLogin(), TextAuthor: ev.Issue.GetUser().GetLogin(), DefaultBranch: ev.Repo.GetDefaultBranch(),
 	}, "", nil
 }
 

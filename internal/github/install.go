@@ -118,7 +118,10 @@ jobs:
           GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}
           %s: ${{ secrets.%s }}
 `, o.TimeoutMinutes+5, o.Secret, o.Secret)
-	args := []string{"codeloop github run", fmt.Sprintf("--timeout %dm", o.TimeoutMinutes),
+	// exec: the step's shell would otherwise stay the parent of every
+	// command the model runs, with the credentials in the environment it
+	// was started with.
+	args := []string{"exec codeloop github run", fmt.Sprintf("--timeout %dm", o.TimeoutMinutes),
 		`--export "$RUNNER_TEMP/codeloop-session.json"`}
 	if o.Model != "" {
 		args = append(args, "--model "+shellQuote(o.Model))

@@ -59,7 +59,7 @@ func TestWorkflowParses(t *testing.T) {
 				t.Errorf("install step = %q", job.Steps[1].Run)
 			}
 			run := job.Steps[2]
-			if !strings.HasPrefix(run.Run, "codeloop github run") || strings.Contains(run.Run, "--review") != tt.o.Review {
+			if !strings.HasPrefix(run.Run, "exec codeloop github run") || strings.Contains(run.Run, "--review") != tt.o.Review {
 				t.Errorf("run step = %q", run.Run)
 			}
 			secret := tt.o.Secret

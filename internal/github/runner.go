@@ -87,6 +87,17 @@ func Run(ctx context.Context, o Options) error {
 		fmt.Fprintf(o.Log, "codeloop: @%s cannot write to %s: nothing done\n", req.Actor, o.Env.Repository)
 		return nil
 	}
+	// The trigger word in an issue's text counts only when its author
+	// could have asked too: assigning an outsider's issue asks nothing.
+	if req.TextAuthor != "" && !strings.EqualFold(req.TextAuthor, req.Actor) {
+		if ok, err = a.CanWrite(ctx, req.TextAuthor); err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintf(o.Log, "codeloop: @%s, who wrote the issue, cannot write to %s: nothing done\n", req.TextAuthor, o.Env.Repository)
+			return nil
+		}
+	}
 	dir := o.Env.Workspace
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {

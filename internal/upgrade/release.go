@@ -51,11 +51,28 @@ func NewSource(getenv func(string) string, userAgent string) Source {
 	return Source{BaseURL: DefaultBaseURL, APIURL: DefaultAPIURL, UserAgent: userAgent}
 }
 
+// client returns the client for the requests. It follows at most ten
+// redirects, and none from https to another scheme: over plain http
+// anyone on the path could change the archive and checksums.txt alike.
 func (s Source) client() *http.Client {
+	c := http.Client{}
 	if s.Client != nil {
-		return s.Client
+		c = *s.Client
 	}
-	return http.DefaultClient
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return fmt.Errorf("%s redirects to %s, which is not https", via[0].URL.Redacted(), req.URL.Redacted())
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
 }
 
 func (s Source) request(ctx context.Context, u string) (*http.Request, error) {

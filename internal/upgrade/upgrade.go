@@ -50,7 +50,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	tag := ""
 	if o.Version != "" {
-		tag = Tag(o.Version)
+		// The tag becomes part of the download's URL: a version only.
+		if tag = Tag(o.Version); !validTag(tag) {
+			return Result{}, fmt.Errorf("%q is not a release version (1.2.3 or v1.2.3)", o.Version)
+		}
 	} else {
 		progress("finding the newest release at " + o.Source.BaseURL)
 		t, err := o.Source.Latest(ctx)

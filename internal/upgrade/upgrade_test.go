@@ -244,3 +244,26 @@ func TestReplace(t *testing.T) {
 		})
 	}
 }
+
+func TestRunRefusesAVersionThatIsNoVersion(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	exe := filepath.Join(t.TempDir(), "codeloop")
+	if err := os.WriteFile(exe, []byte("old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"../../../elsewhere", "1.2.3/../../x", "v1.2.3?x=1", "latest", "1.2"} {
+		_, err := Run(context.Background(), Options{Source: Source{BaseURL: srv.URL}, Exe: exe, Current: "1.0.0",
+			GOOS: "linux", GOARCH: "amd64", Version: v, Getenv: func(string) string { return "" }})
+		if err == nil || !strings.Contains(err.Error(), "not a release version") {
+			t.Errorf("Run(version %q) = %v; want a refusal", v, err)
+		}
+	}
+	if len(asked) != 0 {
+		t.Errorf("the server was asked for %v", asked)
+	}
+}

@@ -452,6 +452,7 @@ type Event struct {
 	Comment       string
 	CommentID     int64
 	Actor         string
+	Author        string // the issue's author in issues events; Actor by default
 	ActorType     string // "User" by default
 	Association   string // the event's author_association, never to be trusted
 	DefaultBranch string
@@ -472,6 +473,9 @@ func EventFile(name string, e Event) ([]byte, error) {
 	}
 	if e.Association == "" {
 		e.Association = "OWNER"
+	}
+	if e.Author == "" {
+		e.Author = e.Actor
 	}
 	if e.DefaultBranch == "" {
 		e.DefaultBranch = "main"
