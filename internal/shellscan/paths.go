@@ -108,3 +108,36 @@ func expandHome(path, home string) string {
 // maxLinks bounds the symbolic links followed from one path, as the
 // system's own limit does.
 const maxLinks = 40
+
+// targetOption reads a target-directory option of cp, mv and ln (their
+// destination, given before the sources): "--target-directory=DIR" and
+// its abbreviations, "-tDIR", "-t" bundled after other options ("-rt",
+// "-st/tmp"), each with the directory in the word or, when next is set, in
+// the next one.
+func targetOption(prog, word string) (dir string, next, ok bool) {
+	if prog != "cp" && prog != "mv" && prog != "ln" {
+		return "", false, false
+	}
+	if long, found := strings.CutPrefix(word, "--"); found {
+		name, value, hasValue := strings.Cut(long, "=")
+		if len(name) < 2 || !strings.HasPrefix("target-directory", name) {
+			return "", false, false
+		}
+		return value, !hasValue, true
+	}
+	if !strings.HasPrefix(word, "-") || word == "-" {
+		return "", false, false
+	}
+	for i := 1; i < len(word); i++ {
+		switch word[i] {
+		case 'S': // --suffix's value ends the word
+			return "", false, false
+		case 't':
+			if rest := word[i+1:]; rest != "" {
+				return rest, false, true
+			}
+			return "", true, true
+		}
+	}
+	return "", false, false
+}

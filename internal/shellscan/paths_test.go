@@ -50,3 +50,31 @@ func TestStaticPathsKnownRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticPathsTargetDirectory checks that the target directory given
+// to cp, mv and ln as an option is a written path, in each of its forms,
+// and that options that only look alike are not.
+func TestStaticPathsTargetDirectory(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{`cp --target-directory=/tmp a`, []string{"/tmp", "a"}},
+		{`cp --target-dir=/tmp a`, []string{"/tmp", "a"}},
+		{`mv --target-directory /tmp a`, []string{"/tmp", "a"}},
+		{`cp -t/tmp a`, []string{"/tmp", "a"}},
+		{`cp -rt/tmp a`, []string{"/tmp", "a"}},
+		{`cp -rt /tmp a`, []string{"/tmp", "a"}},
+		{`ln -st/tmp a`, []string{"/tmp", "a"}},
+		{`cp a -t/tmp`, []string{"a", "/tmp"}},
+		{`cp -Sbt x a`, []string{"x", "a"}}, // -S's value is "bt"; x is an operand
+		{`cp --backup=t a b`, []string{"a", "b"}},
+		{`rm -t/tmp`, nil},
+		{`cp -- -t/tmp a`, []string{"-t/tmp", "a"}},
+	}
+	for _, tt := range tests {
+		if got := AnalyzeBash(tt.cmd).StaticPaths(); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: static paths %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
