@@ -216,6 +216,12 @@ func (e *env) serve(cmd *cobra.Command, o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// The commands the server runs (the model's, hooks, MCP servers) do not
+	// inherit the token: a confined command holding it could have the
+	// server run one that is not.
+	if err := os.Unsetenv(tokenEnv); err != nil {
+		return fmt.Errorf("removing %s from the environment: %w", tokenEnv, err)
+	}
 	ln, err := spec.listen()
 	if err != nil {
 		return err

@@ -32,7 +32,14 @@ type serveProc struct {
 // serve starts codeloop serve with args and waits until it listens.
 func (p *project) serve(args ...string) *serveProc {
 	p.t.Helper()
+	return p.serveEnv(nil, args...)
+}
+
+// serveEnv is serve with env added to the server's environment.
+func (p *project) serveEnv(env []string, args ...string) *serveProc {
+	p.t.Helper()
 	cmd := p.command(context.Background(), append([]string{"serve"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		p.t.Fatal(err)

@@ -70,6 +70,11 @@ func confineMounts(p Policy, perMount bool) error {
 			return err
 		}
 	}
+	for _, h := range p.hidden() {
+		if err := hide(h); err != nil {
+			return err
+		}
+	}
 	// The working directory still names the mount beneath the binds.
 	if err := unix.Chdir(cwd); err != nil {
 		return fmt.Errorf("sandbox: entering %s: %w", cwd, err)
@@ -258,6 +263,19 @@ func bindWritable(w string, home mountInfo, mounts []mountInfo) error {
 		if err := unix.Mount("", m.point, "", flags|unix.MS_REMOUNT|unix.MS_BIND, ""); err != nil && !pseudoFS(m.fstype) {
 			return fmt.Errorf("making %s writable in the sandbox: %w", m.point, err)
 		}
+	}
+	return nil
+}
+
+// hide covers the directory dir with an empty, read-only file system. A
+// path that is not a directory is left alone.
+func hide(dir string) error {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	flags := uintptr(unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC)
+	if err := unix.Mount("tmpfs", dir, "tmpfs", flags, "size=4k,mode=0500"); err != nil {
+		return fmt.Errorf("hiding %s: %w", dir, err)
 	}
 	return nil
 }

@@ -19,9 +19,12 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/codeloop/codeloop/internal/paths"
 )
 
 // Mode is how much of the file system a confined command may change.
@@ -74,6 +77,28 @@ type Policy struct {
 	// Protected lists paths relative to Project that commands may not
 	// change (see DefaultProtected); nil means DefaultProtected().
 	Protected []string `json:"protected,omitempty"`
+	// Hidden lists absolute directories commands may not read: each is
+	// covered by an empty, read-only file system. nil means DefaultHidden().
+	Hidden []string `json:"hidden,omitempty"`
+}
+
+// DefaultHidden is the directories confined commands do not see:
+// codeloop's state directory, which holds the running servers' addresses
+// and tokens. A command that read a token could ask the server to run a
+// command outside the sandbox.
+func DefaultHidden() []string {
+	dirs, err := paths.Resolve(os.Getenv)
+	if err != nil || dirs.State == "" {
+		return []string{}
+	}
+	return []string{dirs.State}
+}
+
+func (p Policy) hidden() []string {
+	if p.Hidden == nil {
+		return DefaultHidden()
+	}
+	return p.Hidden
 }
 
 // Check reports whether the policy can be applied.

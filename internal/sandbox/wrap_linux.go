@@ -21,6 +21,7 @@ func wrap(cmd *exec.Cmd, exe string, p Policy, mountNS bool) error {
 	if cmd.Path == "" || !strings.HasPrefix(cmd.Path, "/") {
 		return fmt.Errorf("sandboxed command %q: want an absolute path", cmd.Path)
 	}
+	p.Hidden = p.hidden() // codeloop's own directories, not the command's environment's
 	req, err := json.Marshal(helperRequest{Policy: p, MountNamespace: mountNS})
 	if err != nil {
 		return err

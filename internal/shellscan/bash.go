@@ -586,10 +586,24 @@ func (z *analyzer) filePaths(prog string, args []field) {
 		return
 	}
 	skip, options := fc.skip, true
+	targetNext := false // the previous word was -t or --target-directory
 	for _, a := range args {
+		if targetNext {
+			targetNext = false
+			z.addPath(a, fc.kind)
+			continue
+		}
 		if options && !a.unknown {
 			if a.val == "--" {
 				options = false
+				continue
+			}
+			if dir, next, ok := targetOption(prog, a.val); ok {
+				if next {
+					targetNext = true
+				} else {
+					z.addPath(field{val: dir}, fc.kind)
+				}
 				continue
 			}
 			if strings.HasPrefix(a.val, "-") && a.val != "-" {

@@ -298,8 +298,9 @@ func Output(sessionID, text string) string {
 
 // ChildPermission is the session ruleset of a new child session running
 // sub: the parent agent's edit denials that sub lacks (so a plan-mode
-// parent cannot edit through a sub-agent), the parent session's deny and
-// external_directory rules, and denials of todowrite and task unless sub's
+// parent cannot edit through a sub-agent), the parent session's floor
+// rules (those a client sent with it), deny and external_directory rules,
+// and denials of todowrite and task unless sub's
 // own rules mention them, and of the primary-only tools.
 func ChildPermission(parentSession permission.Ruleset, parentAgent, sub *agent.Agent, primaryTools []string) permission.Ruleset {
 	var out permission.Ruleset
@@ -317,7 +318,10 @@ func ChildPermission(parentSession permission.Ruleset, parentAgent, sub *agent.A
 		}
 	}
 	for _, r := range parentSession {
-		if r.Permission == "external_directory" || r.Action == permission.Deny {
+		// Floor rules, those a client sent with the session, only tighten:
+		// all of them hold for the child, their ask rules included, so a
+		// sub-agent cannot do without asking what its caller must ask.
+		if r.Floor || r.Permission == "external_directory" || r.Action == permission.Deny {
 			out = append(out, r)
 		}
 	}

@@ -275,9 +275,15 @@ func TestChildPermission(t *testing.T) {
 		{Permission: "edit", Pattern: "*", Action: permission.Ask},
 		{Permission: "webfetch", Pattern: "*", Action: permission.Deny},
 	}
+	floors := permission.Ruleset{ // as a client sends them with a session
+		{Permission: "bash", Pattern: "*", Action: permission.Ask, Floor: true, Layer: "session"},
+		{Permission: "bash", Pattern: "git status", Action: permission.Allow, Floor: true, Layer: "session"},
+		{Permission: "bash", Pattern: "rm *", Action: permission.Deny, Floor: true, Layer: "session"},
+	}
 	tests := []struct {
 		name        string
 		parent, sub string
+		session     permission.Ruleset              // the parent session's rules; nil for session
 		check       map[[2]string]permission.Action // (permission, pattern) -> action in parent agent + child
 	}{
 		{name: "plan parent keeps its edit lock", parent: "plan", sub: "general", check: map[[2]string]permission.Action{
@@ -293,11 +299,22 @@ func TestChildPermission(t *testing.T) {
 		{name: "sub that configures task and todowrite keeps them", parent: "build", sub: "nester", check: map[[2]string]permission.Action{
 			{"task", "explore"}: permission.Allow, {"todowrite", "*"}: permission.Allow,
 		}},
+		{name: "the session's floor rules hold for the child", parent: "build", sub: "general", session: floors, check: map[[2]string]permission.Action{
+			{"bash", "touch x"}: permission.Ask, {"bash", "git status"}: permission.Allow, {"bash", "rm x"}: permission.Deny,
+			{"edit", "main.go"}: permission.Allow,
+		}},
+		{name: "floor rules hold under a sub-agent that allows bash", parent: "build", sub: "explore", session: floors, check: map[[2]string]permission.Action{
+			{"bash", "touch x"}: permission.Ask, {"bash", "rm x"}: permission.Deny,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sub := get(tt.sub)
-			child := ChildPermission(session, get(tt.parent), sub, []string{"question"})
+			parentSession := session
+			if tt.session != nil {
+				parentSession = tt.session
+			}
+			child := ChildPermission(parentSession, get(tt.parent), sub, []string{"question"})
 			for k, want := range tt.check {
 				r, _ := permission.Evaluate(k[0], k[1], sub.Permission, child)
 				if r.Action != want {

@@ -43,7 +43,8 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 			targets = append(targets, target{path: absPath(base, op.moveTo)})
 		}
 	}
-	if err := askExternal(ctx, call, targets...); err != nil {
+	external, err := askExternalDirs(ctx, call, targets...)
+	if err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -113,9 +114,9 @@ func runApplyPatch(ctx context.Context, env Env, locks *fileLocks, call *Call, t
 	}
 	var write func(path, content string) error
 	if call.Files != nil {
-		write = func(path, content string) error { return writeText(ctx, call, path, content) }
+		write = func(path, content string) error { return writeText(ctx, call, path, content, nil) }
 	}
-	if err := plan.write(write); err != nil {
+	if err := plan.write(write, landingCheck(call, external, req.Protected)); err != nil {
 		return nil, fmt.Errorf("applying the patch: %w", err)
 	}
 	for _, p := range plan.targets() {

@@ -163,7 +163,7 @@ func TestWriteAtomicKeepsFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := tt.setup(t, dir)
-			if err := writeFile(path, "new content"); err != nil {
+			if err := writeFile(path, "new content", nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := readFile(t, path); got != "new content" {
@@ -233,7 +233,7 @@ func TestWriteAtomicFileTooLarge(t *testing.T) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
 		}
-		if err := writeFile(path, strings.Repeat("new line of text\n", 300<<10/17)); err != nil {
+		if err := writeFile(path, strings.Repeat("new line of text\n", 300<<10/17), nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}

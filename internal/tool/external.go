@@ -55,7 +55,15 @@ func externalDirs(dir, worktree string, targets ...target) []string {
 // askExternal asks external_directory permission for the targets outside
 // the call's directory and worktree, one request per directory.
 func askExternal(ctx context.Context, call *Call, targets ...target) error {
-	for _, pat := range externalDirs(call.Dir, call.Worktree, targets...) {
+	_, err := askExternalDirs(ctx, call, targets...)
+	return err
+}
+
+// askExternalDirs is askExternal, returning the external_directory
+// patterns it asked about (and the user allowed).
+func askExternalDirs(ctx context.Context, call *Call, targets ...target) ([]string, error) {
+	dirs := externalDirs(call.Dir, call.Worktree, targets...)
+	for _, pat := range dirs {
 		dir := strings.TrimSuffix(pat, "/*")
 		err := call.Ask(ctx, permission.Request{
 			Permission: "external_directory",
@@ -64,10 +72,10 @@ func askExternal(ctx context.Context, call *Call, targets ...target) error {
 			Metadata:   map[string]any{"parentDir": filepath.FromSlash(dir)},
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return dirs, nil
 }
 
 // relPath is p relative to the call's worktree, with forward slashes, as

@@ -37,9 +37,9 @@ func readText(ctx context.Context, call *Call, path string) ([]byte, error) {
 
 // writeText replaces the content of path: through the call's file system
 // when it has one, else atomically on disk.
-func writeText(ctx context.Context, call *Call, path, content string) error {
+func writeText(ctx context.Context, call *Call, path, content string, check func(string) error) error {
 	if call == nil || call.Files == nil {
-		return writeFile(path, content)
+		return writeFile(path, content, check)
 	}
 	if err := call.Files.WriteTextFile(ctx, path, content); err != nil {
 		return fmt.Errorf("the editor could not write %s: %w", path, err)

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"slices"
@@ -158,10 +157,13 @@ func (pl *patchPlan) targets() []string {
 // replaced by a rename, whole.
 //
 // With writeText (an editor's buffers), files that must exist are handed to
-// it one by one instead, before any file is removed from the disk.
-func (pl *patchPlan) write(writeText func(path, content string) error) error {
+// it one by one instead, before any file is removed from the disk. check is
+// given, as stageFile does, each path written or removed on the disk with
+// its directory's symbolic links resolved, and stops the patch when it
+// returns an error.
+func (pl *patchPlan) write(writeText func(path, content string) error, check func(string) error) error {
 	if writeText != nil {
-		return pl.writeThrough(writeText)
+		return pl.writeThrough(writeText, check)
 	}
 	var staged []*stagedFile
 	for _, p := range pl.targets() {
@@ -173,7 +175,7 @@ func (pl *patchPlan) write(writeText func(path, content string) error) error {
 		if mode == 0 {
 			mode = 0o644
 		}
-		s, err := stageFile(p, []byte(f.content), mode)
+		s, err := stageFile(p, []byte(f.content), mode, check)
 		if err != nil {
 			for _, s := range staged {
 				s.discard()
@@ -186,11 +188,11 @@ func (pl *patchPlan) write(writeText func(path, content string) error) error {
 		if pl.files[p].exists {
 			continue
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeChecked(p, check); err != nil {
 			for _, s := range staged {
 				s.discard()
 			}
-			return fmt.Errorf("removing %s: %w", p, err)
+			return err
 		}
 	}
 	for i, s := range staged {
@@ -206,7 +208,7 @@ func (pl *patchPlan) write(writeText func(path, content string) error) error {
 
 // writeThrough carries out the plan with writeText for the files that must
 // exist, then removes from the disk those that must not.
-func (pl *patchPlan) writeThrough(writeText func(path, content string) error) error {
+func (pl *patchPlan) writeThrough(writeText func(path, content string) error, check func(string) error) error {
 	for _, p := range pl.targets() {
 		if f := pl.files[p]; f.exists {
 			if err := writeText(p, f.content); err != nil {
@@ -218,8 +220,8 @@ func (pl *patchPlan) writeThrough(writeText func(path, content string) error) er
 		if pl.files[p].exists {
 			continue
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", p, err)
+		if err := removeChecked(p, check); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -75,7 +75,7 @@ func TestSweepStaged(t *testing.T) {
 func TestStagedFileNamesWriter(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s, err := stageFile(filepath.Join(dir, "x.txt"), []byte("new"), 0o644)
+	s, err := stageFile(filepath.Join(dir, "x.txt"), []byte("new"), 0o644, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

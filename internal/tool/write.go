@@ -69,7 +69,8 @@ type fileChange struct {
 func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, filePath string,
 	change func(path, old string, existed bool) (string, error)) (fileChange, error) {
 	path := absPath(baseDir(call), filePath)
-	if err := askExternal(ctx, call, target{path: path}); err != nil {
+	external, err := askExternalDirs(ctx, call, target{path: path})
+	if err != nil {
 		return fileChange{}, err
 	}
 	// A secret file is asked about before it is read: what a failed edit
@@ -107,7 +108,7 @@ func changeFile(ctx context.Context, env Env, locks *fileLocks, call *Call, file
 	if err := env.beforeChange(ctx, call, []string{path}); err != nil {
 		return fileChange{}, err
 	}
-	if err := writeText(ctx, call, path, updated); err != nil {
+	if err := writeText(ctx, call, path, updated, landingCheck(call, external, req.Protected)); err != nil {
 		return fileChange{}, err
 	}
 	publishEdited(ctx, env, call, path)
@@ -151,8 +152,8 @@ func readExisting(ctx context.Context, call *Call, path string) (string, bool, e
 
 // writeFile replaces path's content atomically (keeping its mode, owner
 // and links), creating missing parent directories.
-func writeFile(path, content string) error {
-	return writeAtomic(path, []byte(content), 0o644)
+func writeFile(path, content string, check func(string) error) error {
+	return writeAtomic(path, []byte(content), 0o644, check)
 }
 
 // publishEdited tells the bus that a tool changed path.
