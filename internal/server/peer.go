@@ -12,15 +12,23 @@ type peerKey struct{}
 // it accepted it.
 type peerCheck struct {
 	// foreign is set when the other end is a socket on this machine
-	// that another user owns, or one that could not be found.
+	// that another user owns, or one that could not be found, or a
+	// confined process.
 	foreign bool
 	reason  string
 }
 
-// connContext records in ctx whether c comes from another user of this
-// machine (see localPeer). A Unix socket needs no check: it is created
-// readable by its owner alone.
+// connContext records in ctx whether c is refused: on TCP, a connection
+// from another user of this machine (see localPeer); on a Unix socket,
+// which only its owner can open, one from a process confined as codeloop's
+// sandbox confines commands (see confinedPeer).
 func connContext(ctx context.Context, c net.Conn) context.Context {
+	if u, ok := c.(*net.UnixConn); ok {
+		if foreign, reason := confinedPeer(u); foreign {
+			return context.WithValue(ctx, peerKey{}, peerCheck{foreign: true, reason: reason})
+		}
+		return ctx
+	}
 	remote, ok := c.RemoteAddr().(*net.TCPAddr)
 	if !ok {
 		return ctx

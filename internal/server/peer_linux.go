@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // localPeer reports whether the TCP connection from remote to the
@@ -86,4 +89,72 @@ func sameAddr(s string, a *net.TCPAddr) bool {
 		binary.NativeEndian.PutUint32(ip[i:], binary.BigEndian.Uint32(raw[i:]))
 	}
 	return ip.Equal(a.IP)
+}
+
+// confinedPeer reports whether the process at the other end of c runs
+// with restrictions the server lacks, as every command codeloop's sandbox
+// confines does: with no_new_privs set (which no process can clear) where
+// the server runs without, else, where the server has it too, in another
+// mount or user namespace. Such a process can read the server's state
+// file, so the token alone would let it run commands outside its
+// confinement through the server. A peer that cannot be looked at is
+// refused too.
+func confinedPeer(c *net.UnixConn) (foreign bool, reason string) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return true, "the connection's process cannot be checked: " + err.Error()
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil || credErr != nil {
+		return true, fmt.Sprintf("the connection's process cannot be checked: %v", errors.Join(err, credErr))
+	}
+	if cred.Pid <= 0 {
+		return true, "the connection's process cannot be checked"
+	}
+	peer := "/proc/" + strconv.Itoa(int(cred.Pid))
+	own, err := noNewPrivs("/proc/self/status")
+	if err != nil {
+		return false, "" // no /proc to look at
+	}
+	theirs, err := noNewPrivs(peer + "/status")
+	if err != nil {
+		return true, "the connection's process cannot be checked: " + err.Error()
+	}
+	if !own {
+		if theirs {
+			return true, "the connection comes from a process running with no_new_privs, as codeloop's sandbox confines commands"
+		}
+		return false, ""
+	}
+	for _, ns := range []string{"mnt", "user"} {
+		mine, err := os.Readlink("/proc/self/ns/" + ns)
+		if err != nil {
+			continue // no namespaces to compare
+		}
+		other, err := os.Readlink(peer + "/ns/" + ns)
+		if err != nil {
+			return true, "the connection's process cannot be checked: " + err.Error()
+		}
+		if other != mine {
+			return true, "the connection comes from a process in another " + ns + " namespace, as codeloop's sandbox confines commands"
+		}
+	}
+	return false, ""
+}
+
+// noNewPrivs reads the NoNewPrivs flag from a /proc/PID/status file.
+func noNewPrivs(status string) (bool, error) {
+	data, err := os.ReadFile(status)
+	if err != nil {
+		return false, err
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "NoNewPrivs:"); ok {
+			return strings.TrimSpace(v) == "1", nil
+		}
+	}
+	return false, errors.New("no NoNewPrivs line in " + status)
 }
