@@ -3,50 +3,57 @@ package server
 import (
 	"context"
 	"net"
+	"sync"
 )
 
 // peerKey is the context key of a connection's peer check.
 type peerKey struct{}
 
-// peerCheck is what the server learnt of a connection's other end when
-// it accepted it.
+// peerCheck decides once, on the connection's first request, whether the
+// connection is refused: on TCP, one from another user of this machine
+// (see localPeer); on a Unix socket, which only its owner can open, one
+// from a process confined as codeloop's sandbox confines commands (see
+// confinedPeer). It is made when the connection is accepted and decided
+// in the connection's own goroutine, so that looking at /proc never holds
+// up the accepting of other connections.
 type peerCheck struct {
-	// foreign is set when the other end is a socket on this machine
-	// that another user owns, or one that could not be found, or a
-	// confined process.
-	foreign bool
-	reason  string
+	conn   net.Conn
+	once   sync.Once
+	reason string // why the connection is refused; "" when it is not
 }
 
-// connContext records in ctx whether c is refused: on TCP, a connection
-// from another user of this machine (see localPeer); on a Unix socket,
-// which only its owner can open, one from a process confined as codeloop's
-// sandbox confines commands (see confinedPeer).
-func connContext(ctx context.Context, c net.Conn) context.Context {
-	if u, ok := c.(*net.UnixConn); ok {
+func (p *peerCheck) decide() {
+	if u, ok := p.conn.(*net.UnixConn); ok {
 		if foreign, reason := confinedPeer(u); foreign {
-			return context.WithValue(ctx, peerKey{}, peerCheck{foreign: true, reason: reason})
+			p.reason = reason
 		}
-		return ctx
+		return
 	}
-	remote, ok := c.RemoteAddr().(*net.TCPAddr)
+	remote, ok := p.conn.RemoteAddr().(*net.TCPAddr)
 	if !ok {
-		return ctx
+		return
 	}
-	local, ok := c.LocalAddr().(*net.TCPAddr)
+	local, ok := p.conn.LocalAddr().(*net.TCPAddr)
 	if !ok {
-		return ctx
+		return
 	}
 	if foreign, reason := localPeer(local, remote); foreign {
-		return context.WithValue(ctx, peerKey{}, peerCheck{foreign: true, reason: reason})
+		p.reason = reason
 	}
-	return ctx
 }
 
-// foreignPeer returns why ctx's connection is refused, or "".
+// connContext gives ctx the check of c.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, peerKey{}, &peerCheck{conn: c})
+}
+
+// foreignPeer returns why ctx's connection is refused, or "" when it is
+// not or was not accepted by Serve.
 func foreignPeer(ctx context.Context) string {
-	if p, ok := ctx.Value(peerKey{}).(peerCheck); ok && p.foreign {
-		return p.reason
+	p, ok := ctx.Value(peerKey{}).(*peerCheck)
+	if !ok {
+		return ""
 	}
-	return ""
+	p.once.Do(p.decide)
+	return p.reason
 }
