@@ -8,6 +8,8 @@
 // Host must name the address the server listens on (no DNS rebinding),
 // and a request from a browser page (an Origin header) is refused unless
 // that origin is configured, in which case it also receives CORS headers.
+// On Linux a connection from another user of the machine is refused
+// before anything else, whatever it carries.
 //
 // Like every front end it reaches the engine only through internal/client.
 package server
@@ -139,8 +141,14 @@ func New(c client.Client, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP checks the request's Host, Origin and token, then routes it.
+// ServeHTTP checks the request's peer (under Serve, a connection from
+// another user of the machine is refused), Host, Origin and token, then
+// routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if reason := foreignPeer(r.Context()); reason != "" {
+		s.refuse(w, r, http.StatusForbidden, "ForbiddenError", reason+"; the server answers its own user only")
+		return
+	}
 	if s.hosts != nil && !s.hosts[strings.ToLower(r.Host)] {
 		s.refuse(w, r, http.StatusForbidden, "ForbiddenError", fmt.Sprintf("host %q is not the address this server listens on", r.Host))
 		return
@@ -305,6 +313,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       connContext,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	var wg sync.WaitGroup
