@@ -89,7 +89,7 @@ func TestServeSocketRefusesConfinedCommands(t *testing.T) {
 			t.Skip("the kernel has no Landlock")
 		}
 	}
-	for _, tool := range []string{"curl", "jq", "base64"} {
+	for _, tool := range []string{"curl", "base64"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s", tool)
 		}
@@ -102,10 +102,11 @@ func TestServeSocketRefusesConfinedCommands(t *testing.T) {
 	sock := filepath.Join(dir, "codeloop.sock")
 	escaped, ours := filepath.Join(dir, "escaped"), filepath.Join(dir, "ours")
 	// What the model's command runs, encoded so that no path in it needs
-	// an approval: find the server in its state file, then ask it for a
-	// shell command; its answer is kept in the project.
-	script := `F=$(ls "$HOME"/.local/state/codeloop/server/*.json | head -1)
-T=$(jq -r .token "$F"); SOCK=$(jq -r .url "$F" | sed 's,^unix://,,')
+	// an approval: take the server's token from a file of the project
+	// (codeloop's state directory is hidden from confined commands, but
+	// a token can leak another way), then ask the server for a shell
+	// command; its answer is kept in the project.
+	script := `T=$(cat token.txt); SOCK=` + sock + `
 curl -s --unix-socket "$SOCK" -H "Authorization: Bearer $T" -X POST http://localhost/session -d '{}' > answer.json
 S=$(jq -r .id answer.json)
 curl -s --unix-socket "$SOCK" -H "Authorization: Bearer $T" -X POST "http://localhost/session/$S/shell" -d '{"command":"touch ` + escaped + `"}' >> answer.json
@@ -120,6 +121,9 @@ finish stop
 `, nil)
 	p.writeConfig(`{"sandbox": {"mode": "workspace-write", "auto_allow": true}}`)
 	s := p.serve("--socket", sock)
+	if err := os.WriteFile(filepath.Join(p.dir, "token.txt"), []byte(s.token), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	hc := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
