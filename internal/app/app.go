@@ -186,6 +186,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		Dir: dir, Worktree: a.Worktree, Git: git, Home: opts.Dirs.Home,
 		GlobalFiles: prompt.DefaultGlobalFiles(opts.Dirs, opts.Getenv), Instructions: cfg.Instructions,
 		NoClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_PROMPT"), Log: opts.Log,
+		Untrusted: !a.Trust.Verdict.Trusted(),
 	})
 	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
 	marks := tool.NewStageMarks(filepath.Join(opts.Dirs.Data, "staging"), a.Worktree)

@@ -47,6 +47,11 @@ type Options struct {
 	Instructions []string
 	// NoClaude leaves out CLAUDE.md files.
 	NoClaude bool
+	// Untrusted says the project is not trusted: an instruction file of
+	// the project that leads out of it (a symbolic link, a CLAUDE.md
+	// @import) is left out, so that no file of the user's reaches the
+	// model through the project's files.
+	Untrusted bool
 	// HTTPClient fetches instruction URLs; http.DefaultClient when nil.
 	// FetchTimeout overrides the 5 second fetch timeout when set.
 	HTTPClient   *http.Client

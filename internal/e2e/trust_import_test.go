@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUntrustedInstructionsStayInProject is a cloned repository whose
+// CLAUDE.md imports a file of the user's home and /etc/passwd, and whose
+// AGENTS.md is a symbolic link to a file of the home: before trust, no
+// byte of those files reaches the model, while the project's own
+// instructions do; once trusted, the import applies as Claude Code's
+// would.
+func TestUntrustedInstructionsStayInProject(t *testing.T) {
+	script := "step\ntext done.\nfinish stop input=10 output=2\n"
+	p := newProject(t, strings.Repeat(script, 3), nil)
+	writeFile(t, filepath.Join(p.home, "private", "notes.md"), "HOME-SECRET-4711\n")
+	writeFile(t, filepath.Join(p.home, "private", "agents.md"), "HOME-AGENTS-0815\n")
+	writeFile(t, filepath.Join(p.dir, "CLAUDE.md"), "PROJECT-RULES-1234\n@~/private/notes.md\n@/etc/passwd\n@docs/style.md\n")
+	writeFile(t, filepath.Join(p.dir, "docs", "style.md"), "PROJECT-STYLE-5678\n")
+	lastBody := func(prompt string) string {
+		t.Helper()
+		if _, stderr, code := p.run("run", prompt); code != 0 {
+			t.Fatalf("run: exit %d\n%s", code, stderr)
+		}
+		reqs := p.model.Requests()
+		if len(reqs) == 0 {
+			t.Fatal("the model got no request")
+		}
+		return string(reqs[len(reqs)-1].Body)
+	}
+	check := func(body string, leaks, owns []string) {
+		t.Helper()
+		for _, leak := range leaks {
+			if strings.Contains(body, leak) {
+				t.Errorf("the untrusted project sent %q from outside it to the model", leak)
+			}
+		}
+		for _, own := range owns {
+			if !strings.Contains(body, own) {
+				t.Errorf("the instruction %q did not reach the model", own)
+			}
+		}
+	}
+
+	check(lastBody("hello"), []string{"HOME-SECRET-4711", "root:x:0:0"}, []string{"PROJECT-RULES-1234", "PROJECT-STYLE-5678"})
+
+	if err := os.Symlink(filepath.Join(p.home, "private", "agents.md"), filepath.Join(p.dir, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	check(lastBody("hello again"), []string{"HOME-AGENTS-0815"}, nil)
+
+	p.trust()
+	check(lastBody("trusted"), nil, []string{"HOME-AGENTS-0815"})
+}
