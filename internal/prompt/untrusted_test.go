@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // TestUntrustedStaysInProject checks that an untrusted project's
@@ -78,5 +80,47 @@ func TestUntrustedStaysInProject(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestImportsSkipSecretFiles checks that a CLAUDE.md imports no secret
+// file, in the project or out of it, while its other imports apply.
+func TestImportsSkipSecretFiles(t *testing.T) {
+	root := t.TempDir()
+	proj, home := filepath.Join(root, "proj"), filepath.Join(root, "home")
+	for p, text := range map[string]string{
+		filepath.Join(proj, ".env"):           "PROJECT-ENV",
+		filepath.Join(proj, "docs", "a.md"):   "OWN-IMPORT",
+		filepath.Join(home, ".ssh", "id_rsa"): "SSH-KEY",
+		filepath.Join(proj, "CLAUDE.md"):      "RULES\n@.env\n@~/.ssh/id_rsa\n@docs/a.md\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secrets, err := tool.NewSecretFiles(tool.SecretPatterns(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := NewBuilder(Options{Dir: proj, Worktree: proj, Home: home, Secrets: secrets}).Instructions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, in := range ins {
+		all.WriteString(in.Content + "\n")
+	}
+	for _, w := range []string{"RULES", "OWN-IMPORT"} {
+		if !strings.Contains(all.String(), w) {
+			t.Errorf("instructions lack %q:\n%s", w, all.String())
+		}
+	}
+	for _, d := range []string{"PROJECT-ENV", "SSH-KEY"} {
+		if strings.Contains(all.String(), d) {
+			t.Errorf("instructions hold the secret %q:\n%s", d, all.String())
+		}
 	}
 }
