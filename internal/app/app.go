@@ -186,10 +186,16 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		ProjectID: a.ProjectID, AutoApprove: opts.AutoApprove, NonInteractive: opts.NonInteractive,
 	})
 
+	secrets, err := secretFiles(cfg.SecretFiles)
+	if err != nil {
+		opts.Log.Warn("config", "err", err)
+	}
+	a.secrets = secrets
 	builder := prompt.NewBuilder(prompt.Options{
 		Dir: dir, Worktree: a.Worktree, Git: git, Home: opts.Dirs.Home,
 		GlobalFiles: prompt.DefaultGlobalFiles(opts.Dirs, opts.Getenv), Instructions: cfg.Instructions,
 		NoClaude: noClaude || envTrue(opts.Getenv, "DISABLE_CLAUDE_CODE_PROMPT"), Log: opts.Log,
+		Untrusted: !a.Trust.Verdict.Trusted(), Secrets: secrets,
 	})
 	truncator := &tool.Truncator{Dir: opts.Dirs.ToolOutput(), Limits: tool.Limits{MaxLines: cfg.ToolOutput.MaxLines, MaxBytes: cfg.ToolOutput.MaxBytes}}
 	marks := tool.NewStageMarks(filepath.Join(opts.Dirs.Data, "staging"), a.Worktree)
@@ -235,11 +241,6 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 	run := &runner{mentions: func(text string) []message.Part { return a.Mentions(text, a.Worktree, false) }}
 	nested := prompt.NewNested(builder)
 	a.Questions = tool.NewQuestions(a.Bus)
-	secrets, err := secretFiles(cfg.SecretFiles)
-	if err != nil {
-		opts.Log.Warn("config", "err", err)
-	}
-	a.secrets = secrets
 	builtin := tool.Builtins(tool.Env{
 		Truncator: truncator, Bus: a.Bus, Todos: a.Store, Questions: a.Questions,
 		HTTPClient:   &http.Client{Transport: llm.ProxyTransport(opts.Getenv)},

@@ -23,6 +23,7 @@ import (
 
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/skill"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // FetchTimeout is how long an instruction URL may take to fetch.
@@ -47,6 +48,14 @@ type Options struct {
 	Instructions []string
 	// NoClaude leaves out CLAUDE.md files.
 	NoClaude bool
+	// Untrusted says the project is not trusted: an instruction file of
+	// the project that leads out of it (a symbolic link, a CLAUDE.md
+	// @import) is left out, so that no file of the user's reaches the
+	// model through the project's files.
+	Untrusted bool
+	// Secrets are the project's secret files: a CLAUDE.md never imports
+	// one. Nil: none.
+	Secrets *tool.SecretFiles
 	// HTTPClient fetches instruction URLs; http.DefaultClient when nil.
 	// FetchTimeout overrides the 5 second fetch timeout when set.
 	HTTPClient   *http.Client

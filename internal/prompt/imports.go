@@ -15,11 +15,19 @@ const maxImportDepth = 4
 // it. Paths resolve against the importing file's directory; "~/" starts at
 // home. A reference that names no existing file (an @mention, say) is
 // plain text. seen holds the real paths already in the prompt, so cycles
-// and files included elsewhere are skipped.
+// and files included elsewhere are skipped. An untrusted project's files
+// import nothing from outside it, and no file imports a secret file.
 func (b *Builder) appendImports(out []Instruction, from, text string, depth int, seen map[string]bool) []Instruction {
 	for _, ref := range importRefs(text) {
 		p := b.resolveImport(ref, filepath.Dir(from))
 		if p == "" || !isFile(p) {
+			continue
+		}
+		if within(from, b.opts.Worktree) && b.escapes(p) {
+			continue
+		}
+		if _, secret := b.opts.Secrets.Match(b.opts.Worktree, p); secret {
+			b.log.Warn("instructions: import of a secret file left out", "path", p, "from", from)
 			continue
 		}
 		key := realPath(p)

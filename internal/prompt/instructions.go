@@ -177,6 +177,9 @@ func (b *Builder) Instructions(ctx context.Context) ([]Instruction, error) {
 			}
 			text = t
 		} else {
+			if within(src.path, b.opts.Worktree) && b.escapes(src.path) {
+				continue
+			}
 			data, err := os.ReadFile(src.path)
 			if err != nil {
 				b.log.Warn("instructions: cannot read", "path", src.path, "err", err)
@@ -307,6 +310,17 @@ func (f *fetcher) do(ctx context.Context, url string) (string, error) {
 func isFile(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && info.Mode().IsRegular()
+}
+
+// escapes reports whether p, a file the project's files name, leads out
+// of the project while the project is not trusted; it logs why p is left
+// out.
+func (b *Builder) escapes(p string) bool {
+	if !b.opts.Untrusted || within(realPath(p), realPath(b.opts.Worktree)) {
+		return false
+	}
+	b.log.Warn("instructions: the untrusted project's file leads out of it; left out", "path", p)
+	return true
 }
 
 // realPath resolves symbolic links in p, or returns p cleaned when it

@@ -154,7 +154,7 @@ func (n *Nested) Instructions(ctx context.Context, call *tool.Call, filePath str
 			continue
 		}
 		key := realPath(p)
-		if system[key] || done[key] || cl.paths[key] {
+		if system[key] || done[key] || cl.paths[key] || n.b.escapes(p) {
 			continue
 		}
 		data, err := os.ReadFile(p)

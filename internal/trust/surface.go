@@ -95,61 +95,126 @@ type Fingerprint map[string]string
 
 // Sum fingerprints paths (files, or directories walked for their files,
 // node_modules left out) relative to dir. Paths that do not exist are left
-// out; at most maxFiles files are read.
+// out; at most maxFiles files are read. A symbolic link counts with what
+// it leads to inside dir: a link to a file with the file's content, a link
+// to a directory with the files below it, so that a change to what a link
+// points at changes the fingerprint as a change to the link would. Links
+// leading out of dir count by their text only.
 func Sum(dir string, paths []string) Fingerprint {
-	fp := Fingerprint{}
-	add := func(p string, mode fs.FileMode) {
-		if len(fp) >= maxFiles {
-			return
-		}
-		key := p
-		if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
-			key = filepath.ToSlash(r)
-		}
-		fp[key] = digestFile(p, mode)
+	s := summer{dir: dir, root: dir, fp: Fingerprint{}, seen: map[string]bool{}}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		s.root = r
 	}
 	for _, p := range paths {
-		st, err := os.Lstat(p)
-		if err != nil {
-			continue
-		}
-		if !st.IsDir() {
-			add(p, st.Mode())
-			continue
-		}
-		_ = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if e.IsDir() && e.Name() == "node_modules" {
-				return filepath.SkipDir
-			}
-			if len(fp) >= maxFiles {
-				return filepath.SkipAll
-			}
-			if !e.IsDir() {
-				info, err := e.Info()
-				if err == nil {
-					add(q, info.Mode())
-				}
-			}
-			return nil
-		})
+		s.path(p, p)
 	}
-	return fp
+	return s.fp
 }
 
-// digestFile sums up a file's type, permissions and content (the link's
-// target for a symbolic link). Only regular files are read, so a named
-// pipe never blocks.
-func digestFile(p string, mode fs.FileMode) string {
+// summer collects a Fingerprint; root is dir with its links resolved, and
+// seen holds the resolved directories being walked through a link, so
+// that a link loop ends.
+type summer struct {
+	dir  string
+	root string
+	fp   Fingerprint
+	seen map[string]bool
+}
+
+// add records the file read at real under the name name.
+func (s *summer) add(name, real string, mode fs.FileMode) {
+	if len(s.fp) >= maxFiles {
+		return
+	}
+	key := name
+	if r, err := filepath.Rel(s.dir, name); err == nil && !strings.HasPrefix(r, "..") {
+		key = filepath.ToSlash(r)
+	}
+	s.fp[key] = digestFile(real, mode, s.follow(real))
+}
+
+// follow returns what the link real leads to when that is inside the
+// project, else "".
+func (s *summer) follow(real string) string {
+	target, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.Rel(s.root, target); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return target
+}
+
+// path records the file or directory at real under the name name; a
+// directory is walked, and a link to a directory is followed.
+func (s *summer) path(name, real string) {
+	st, err := os.Lstat(real)
+	if err != nil {
+		return
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		s.add(name, real, st.Mode())
+		target := s.follow(real)
+		if target == "" {
+			return
+		}
+		if t, err := os.Stat(target); err == nil && t.IsDir() && !s.seen[target] {
+			s.seen[target] = true
+			s.walk(name, target)
+			delete(s.seen, target)
+		}
+		return
+	}
+	if !st.IsDir() {
+		s.add(name, real, st.Mode())
+		return
+	}
+	s.walk(name, real)
+}
+
+// walk records the files below the directory real under name.
+func (s *summer) walk(name, real string) {
+	_ = filepath.WalkDir(real, func(q string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.IsDir() && e.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if len(s.fp) >= maxFiles {
+			return filepath.SkipAll
+		}
+		if q == real || e.IsDir() {
+			return nil
+		}
+		r, err := filepath.Rel(real, q)
+		if err != nil {
+			return nil
+		}
+		s.path(filepath.Join(name, r), q)
+		return nil
+	})
+}
+
+// digestFile sums up a file's type, permissions and content; for a
+// symbolic link, the link's text and, when target is not "", the type and
+// content of target, the file it leads to. Only regular files are read, so
+// a named pipe never blocks.
+func digestFile(p string, mode fs.FileMode, target string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%v\n", mode)
-	switch {
-	case mode&fs.ModeSymlink != 0:
+	if mode&fs.ModeSymlink != 0 {
 		t, _ := os.Readlink(p)
 		h.Write([]byte(t))
-	case mode.IsRegular():
+		st, err := os.Stat(target)
+		if target == "" || err != nil {
+			return hex.EncodeToString(h.Sum(nil))
+		}
+		p, mode = target, st.Mode()
+		fmt.Fprintf(h, "\n%v\n", mode)
+	}
+	if mode.IsRegular() {
 		if f, err := os.Open(p); err == nil {
 			_, _ = io.Copy(h, io.LimitReader(f, maxFileBytes))
 			_ = f.Close()

@@ -154,3 +154,59 @@ func TestReferenced(t *testing.T) {
 		}
 	}
 }
+
+// TestSumFollowsLinks is a project whose surface files are symbolic links
+// to files and directories elsewhere in the project: a change to what a
+// link leads to changes the fingerprint under the name of each link that
+// leads to it; a link out of the project counts by its text only, and a
+// link loop ends.
+func TestSumFollowsLinks(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	write(t, proj, "cfg/real.json", `{}`)
+	write(t, proj, "cmds/a.md", "hello")
+	write(t, proj, "cmds/sub/b.md", "hello")
+	write(t, outside, "x.json", `{}`)
+	link := func(target, name string) {
+		t.Helper()
+		p := filepath.Join(proj, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link("cfg/real.json", "codeloop.json")
+	link("../cmds", ".opencode/command")
+	link("../../../cmds/sub", ".codeloop/tools/sub/s")
+	link(filepath.Join(outside, "x.json"), "opencode.json")
+	link("..", ".opencode/agent/loop")
+	fp := func() Fingerprint { return Sum(proj, Surface(proj, proj)) }
+
+	tests := []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"linked file", func() { write(t, proj, "cfg/real.json", `{"mcp": {}}`) }, []string{"changed codeloop.json"}},
+		{"file in a linked directory", func() { write(t, proj, "cmds/a.md", "!`id`") }, []string{"changed .opencode/command/a.md"}},
+		{"file added to a linked directory", func() { write(t, proj, "cmds/c.md", "!`id`") }, []string{"added .opencode/command/c.md"}},
+		{"link inside a directory", func() { write(t, proj, "cmds/sub/b.md", "!`id`") }, []string{"changed .codeloop/tools/sub/s/b.md", "changed .opencode/command/sub/b.md"}},
+		{"file outside the project", func() { write(t, outside, "x.json", `{"mcp": {}}`) }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := fp()
+			tt.change()
+			got := before.Diff(fp())
+			for _, w := range tt.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("diff = %q, want it to hold %q", got, w)
+				}
+			}
+			if len(tt.want) == 0 && len(got) != 0 {
+				t.Errorf("diff = %q, want none", got)
+			}
+		})
+	}
+}
