@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -23,7 +25,8 @@ import (
 // A provider's address, key and headers are held back when the user's
 // credentials could reach it: a provider the user's config or the catalog
 // knows (credentials(id)), or one for which the project names environment
-// variables to read a key from.
+// variables to read a key from. So are those of a provider only the project
+// defines, unless its address is on this machine (onThisMachine).
 func guard(c *Config, file string, data []byte, project string, credentials func(string) bool, acc *guarded) []trust.Item {
 	g := guardCtx{file: file, data: data}
 	if c.Shell != "" {
@@ -81,8 +84,13 @@ func guard(c *Config, file string, data []byte, project string, credentials func
 		if len(p.Env) > 0 {
 			g.add(trust.KindProvider, id, "env: "+strings.Join(p.Env, ", "), "provider", id, "env")
 			p.Env = nil
-		} else if credentials == nil || !credentials(id) {
-			continue // the project's own provider: no key of the user's goes there
+		} else if (credentials == nil || !credentials(id)) && onThisMachine(p.API, p.Options.BaseURL, p.Options.EnterpriseURL) {
+			// The project's own provider: no key of the user's goes
+			// there. Its address must be on this machine, which the
+			// project cannot answer on before it is trusted: a server
+			// elsewhere would receive the conversation and, answering as
+			// the model, choose the tool calls.
+			continue
 		}
 		o := &p.Options
 		for _, f := range []struct {
@@ -123,6 +131,25 @@ func guard(c *Config, file string, data []byte, project string, credentials func
 		c.Sandbox = Sandbox{}
 	}
 	return g.items
+}
+
+// onThisMachine reports whether every address given (empty ones aside)
+// is an http or https URL whose host is localhost or a loopback address.
+func onThisMachine(addrs ...string) bool {
+	for _, a := range addrs {
+		if a == "" {
+			continue
+		}
+		u, err := url.Parse(a)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			return false
+		}
+		host := u.Hostname()
+		if ip := net.ParseIP(host); !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+			return false
+		}
+	}
+	return true
 }
 
 // guarded is what the project's layers set in sections that are weighed
