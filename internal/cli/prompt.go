@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codeloop/codeloop/internal/app"
 	"github.com/codeloop/codeloop/internal/config"
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/prompt"
 	"github.com/codeloop/codeloop/internal/skill"
+	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // debugPromptBuiltins returns the prompts of the built-in agents: empty for
@@ -44,11 +46,17 @@ func newDebugPromptCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			loaded, err := e.loadConfig(ctx, cwd)
+			loaded, tr, err := app.LoadConfig(ctx, app.Options{Dir: cwd, Dirs: e.dirs, Getenv: e.getenv, Log: e.log})
 			if err != nil {
 				return err
 			}
 			cfg := loaded.Config
+			// What the model is sent leaves secret files and, in an
+			// untrusted project, files outside it out of the instructions.
+			secrets, err := tool.NewSecretFiles(tool.SecretPatterns(cfg.SecretFiles, nil))
+			if err != nil {
+				fmt.Fprintf(e.stderr, "warning: %v\n", err)
+			}
 			if modelRef == "" {
 				modelRef = cfg.Model
 			}
@@ -88,6 +96,8 @@ func newDebugPromptCmd(e *env) *cobra.Command {
 				Instructions: cfg.Instructions,
 				NoClaude:     debugPromptEnv(e.getenv, "DISABLE_CLAUDE_CODE") || debugPromptEnv(e.getenv, "DISABLE_CLAUDE_CODE_PROMPT"),
 				Log:          e.log,
+				Untrusted:    !tr.Verdict.Trusted(),
+				Secrets:      secrets,
 			})
 			blocks, err := b.Build(ctx, in)
 			if err != nil {

@@ -149,3 +149,36 @@ func TestDebugPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestDebugPromptAsSent checks that debug prompt shows the instructions as
+// the model is sent them: a CLAUDE.md import of a secret file is left out,
+// and so, while the project is untrusted, is one of a file outside it.
+func TestDebugPromptAsSent(t *testing.T) {
+	home, project := promptProject(t)
+	for name, data := range map[string]string{
+		filepath.Join(project, "AGENTS.md"): "",
+		filepath.Join(project, "CLAUDE.md"): "Claude: see @.env and @~/notes.md and @docs/style.md",
+		filepath.Join(project, ".env"):      "TOKEN=sekrit-value",
+		filepath.Join(home, "notes.md"):     "private home notes",
+	} {
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(project, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), []string{"debug", "prompt"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "Claude: see") || !strings.Contains(out, "Style: tabs.") {
+		t.Fatalf("the project's CLAUDE.md or its import in the project is missing:\n%s", out)
+	}
+	for _, leak := range []string{"sekrit-value", "private home notes"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("debug prompt shows %q, which the model is not sent:\n%s", leak, out)
+		}
+	}
+}
