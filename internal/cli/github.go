@@ -75,6 +75,11 @@ func (e *env) githubInstall(ctx context.Context, o githubInstallOptions) error {
 	if len(words) == 0 {
 		return &exitCodeError{code: exitUsage, err: errors.New("--trigger names no word")}
 	}
+	for _, v := range append([]string{o.model}, words...) {
+		if !github.ValidWorkflowText(v) {
+			return &exitCodeError{code: exitUsage, err: fmt.Errorf("%q: the model and the trigger words cannot hold a line break or another control character", v)}
+		}
+	}
 	name := filepath.Join(root, ".github", "workflows", "codeloop.yml")
 	if _, err := os.Stat(name); err == nil && !o.force {
 		return fmt.Errorf("%s exists; --force replaces it", name)

