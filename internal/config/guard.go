@@ -81,15 +81,24 @@ func guard(c *Config, file string, data []byte, project string, credentials func
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.Provider)) {
 		p := c.Provider[id]
+		own := len(p.Env) == 0 && (credentials == nil || !credentials(id))
 		if len(p.Env) > 0 {
 			g.add(trust.KindProvider, id, "env: "+strings.Join(p.Env, ", "), "provider", id, "env")
 			p.Env = nil
-		} else if (credentials == nil || !credentials(id)) && onThisMachine(p.API, p.Options.BaseURL, p.Options.EnterpriseURL) {
+		}
+		addrs := []string{p.API, p.Options.BaseURL, p.Options.EnterpriseURL}
+		for _, m := range p.Models {
+			if m.Provider != nil {
+				addrs = append(addrs, m.Provider.API)
+			}
+		}
+		if own && onThisMachine(addrs...) {
 			// The project's own provider: no key of the user's goes
 			// there. Its address must be on this machine, which the
 			// project cannot answer on before it is trusted: a server
 			// elsewhere would receive the conversation and, answering as
 			// the model, choose the tool calls.
+			c.Provider[id] = p
 			continue
 		}
 		o := &p.Options
@@ -103,6 +112,7 @@ func guard(c *Config, file string, data []byte, project string, credentials func
 			}
 		}
 		p.API, o.BaseURL, o.APIKey, o.EnterpriseURL, o.Headers = "", "", "", "", nil
+		p.Models = g.guardModels(id, p.Models, own)
 		c.Provider[id] = p
 	}
 	if c.Search.BaseURL != "" || c.Search.APIKey != "" {
@@ -301,6 +311,33 @@ type guardCtx struct {
 }
 
 // add records an item defined at the key path keys of the file.
+// guardModels holds back the address a model entry of provider id gives
+// (provider.api), which requests would go to instead of the provider's,
+// with the user's key when the provider is not the project's own (own),
+// and, then, its SDK package (provider.npm), which can choose another
+// service's address.
+func (g *guardCtx) guardModels(id string, models map[string]ProviderModel, own bool) map[string]ProviderModel {
+	models = maps.Clone(models)
+	for _, name := range slices.Sorted(maps.Keys(models)) {
+		m := models[name]
+		if m.Provider == nil {
+			continue
+		}
+		mp := *m.Provider
+		if mp.API != "" {
+			g.add(trust.KindProvider, id, "models."+name+".provider.api", "provider", id, "models", name, "provider", "api")
+			mp.API = ""
+		}
+		if !own && mp.NPM != "" {
+			g.add(trust.KindProvider, id, "models."+name+".provider.npm", "provider", id, "models", name, "provider", "npm")
+			mp.NPM = ""
+		}
+		m.Provider = &mp
+		models[name] = m
+	}
+	return models
+}
+
 func (g *guardCtx) add(kind trust.Kind, name, detail string, keys ...string) {
 	g.items = append(g.items, trust.Item{Kind: kind, Name: name, Detail: detail, File: g.file, Line: LineOf(g.data, keys...)})
 }
