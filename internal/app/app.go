@@ -186,7 +186,7 @@ func Open(ctx context.Context, opts Options) (a *App, err error) {
 		ProjectID: a.ProjectID, AutoApprove: opts.AutoApprove, NonInteractive: opts.NonInteractive,
 	})
 
-	secrets, err := secretFiles(cfg.SecretFiles)
+	secrets, err := SecretFiles(cfg.SecretFiles)
 	if err != nil {
 		opts.Log.Warn("config", "err", err)
 	}

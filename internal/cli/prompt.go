@@ -15,7 +15,6 @@ import (
 	"github.com/codeloop/codeloop/internal/llm"
 	"github.com/codeloop/codeloop/internal/prompt"
 	"github.com/codeloop/codeloop/internal/skill"
-	"github.com/codeloop/codeloop/internal/tool"
 )
 
 // debugPromptBuiltins returns the prompts of the built-in agents: empty for
@@ -53,7 +52,7 @@ func newDebugPromptCmd(e *env) *cobra.Command {
 			cfg := loaded.Config
 			// What the model is sent leaves secret files and, in an
 			// untrusted project, files outside it out of the instructions.
-			secrets, err := tool.NewSecretFiles(tool.SecretPatterns(cfg.SecretFiles, nil))
+			secrets, err := app.SecretFiles(cfg.SecretFiles)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "warning: %v\n", err)
 			}
