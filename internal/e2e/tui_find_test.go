@@ -49,7 +49,9 @@ func TestTUISearch(t *testing.T) {
 	tm.keys("f", "C-f")
 	tm.waitFor("f", "Find:")
 	tm.typeText("f", "greeting")
-	tm.waitFor("f", "1 of 2", "The greeting is printed by greet.go.")
+	// The whole query in the bar: the keys are typed one at a time, and a
+	// part of it ("greeti") already finds both matches.
+	tm.waitFor("f", "Find: greeting ", "1 of 2", "The greeting is printed by greet.go.")
 	// The current match is drawn on a background of its own.
 	styled := tm.run("capture-pane", "-p", "-e", "-t", "f")
 	if !regexp.MustCompile(`\x1b\[(?:[0-9]+;)*(?:48;5;[0-9]+|48;2;[0-9]+;[0-9]+;[0-9]+|4[0-7])(?:;[0-9]+)*mgreeting`).MatchString(styled) {
