@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -81,14 +80,7 @@ func TestServeOtherUser(t *testing.T) {
 // refuses its requests, so it cannot have the server run a command
 // outside the sandbox; the server's own user is served as before.
 func TestServeSocketRefusesConfinedCommands(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the sandbox is Linux's")
-	}
-	if _, err := os.Stat("/sys/kernel/security/landlock"); err != nil {
-		if b, err := os.ReadFile("/sys/kernel/security/lsm"); err == nil && !strings.Contains(string(b), "landlock") {
-			t.Skip("the kernel has no Landlock")
-		}
-	}
+	needLandlock(t)
 	for _, tool := range []string{"curl", "base64"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s", tool)

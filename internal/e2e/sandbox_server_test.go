@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -23,14 +22,7 @@ import (
 // and the variable left out of their environment, so the command finds no
 // token, the server refuses it and nothing is written outside the project.
 func TestSandboxHidesServerToken(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the sandbox is Linux's")
-	}
-	if _, err := os.Stat("/sys/kernel/security/landlock"); err != nil {
-		if b, err := os.ReadFile("/sys/kernel/security/lsm"); err == nil && !strings.Contains(string(b), "landlock") {
-			t.Skip("the kernel has no Landlock")
-		}
-	}
+	needLandlock(t)
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}

@@ -12,11 +12,10 @@ import (
 	"testing"
 )
 
-// TestRunSandboxed runs a bash command through the real binary with
-// --sandbox workspace-write: the write inside the project lands, the one
-// outside does not, the model is told why, and codeloop itself still saves
-// the session.
-func TestRunSandboxed(t *testing.T) {
+// needLandlock skips the test where codeloop's sandbox cannot run: off
+// Linux, or on a kernel without Landlock.
+func needLandlock(t *testing.T) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the sandbox is Linux's")
 	}
@@ -25,6 +24,14 @@ func TestRunSandboxed(t *testing.T) {
 			t.Skip("the kernel has no Landlock")
 		}
 	}
+}
+
+// TestRunSandboxed runs a bash command through the real binary with
+// --sandbox workspace-write: the write inside the project lands, the one
+// outside does not, the model is told why, and codeloop itself still saves
+// the session.
+func TestRunSandboxed(t *testing.T) {
+	needLandlock(t)
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	p := newProject(t, `
 step
@@ -64,14 +71,7 @@ finish stop input=20 output=2
 // out of the sandbox that go through files git or codeloop use later, and
 // work with git inside it.
 func TestSandboxEscapes(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the sandbox is Linux's")
-	}
-	if _, err := os.Stat("/sys/kernel/security/landlock"); err != nil {
-		if b, err := os.ReadFile("/sys/kernel/security/lsm"); err == nil && !strings.Contains(string(b), "landlock") {
-			t.Skip("the kernel has no Landlock")
-		}
-	}
+	needLandlock(t)
 	outside := t.TempDir()
 	marker := filepath.Join(outside, "marker")
 	victim := filepath.Join(outside, "victim")

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -173,12 +172,7 @@ finish stop input=200 output=5
 // "sandbox": {"mode": "off"} does not lift the user's workspace-write
 // sandbox: a write outside the project still fails.
 func TestUntrustedSandboxCannotBeSwitchedOff(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the sandbox is Linux's")
-	}
-	if b, err := os.ReadFile("/sys/kernel/security/lsm"); err == nil && !strings.Contains(string(b), "landlock") {
-		t.Skip("the kernel has no Landlock")
-	}
+	needLandlock(t)
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	p := newProject(t, `
 step
