@@ -121,8 +121,9 @@ type summer struct {
 	seen map[string]bool
 }
 
-// add records the file read at real under the name name.
-func (s *summer) add(name, real string, mode fs.FileMode) {
+// add records the file read at real under the name name; target is what
+// a link leads to inside the project (see follow), "" otherwise.
+func (s *summer) add(name, real string, mode fs.FileMode, target string) {
 	if len(s.fp) >= maxFiles {
 		return
 	}
@@ -130,7 +131,7 @@ func (s *summer) add(name, real string, mode fs.FileMode) {
 	if r, err := filepath.Rel(s.dir, name); err == nil && !strings.HasPrefix(r, "..") {
 		key = filepath.ToSlash(r)
 	}
-	s.fp[key] = digestFile(real, mode, s.follow(real))
+	s.fp[key] = digestFile(real, mode, target)
 }
 
 // follow returns what the link real leads to when that is inside the
@@ -154,8 +155,8 @@ func (s *summer) path(name, real string) {
 		return
 	}
 	if st.Mode()&fs.ModeSymlink != 0 {
-		s.add(name, real, st.Mode())
 		target := s.follow(real)
+		s.add(name, real, st.Mode(), target)
 		if target == "" {
 			return
 		}
@@ -167,7 +168,7 @@ func (s *summer) path(name, real string) {
 		return
 	}
 	if !st.IsDir() {
-		s.add(name, real, st.Mode())
+		s.add(name, real, st.Mode(), "")
 		return
 	}
 	s.walk(name, real)
