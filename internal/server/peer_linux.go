@@ -23,12 +23,13 @@ import (
 // is left to the token. Where /proc cannot be read nothing is refused.
 func localPeer(local, remote *net.TCPAddr) (foreign bool, reason string) {
 	uid := os.Getuid()
-	found := false
+	found, read := false, false
 	for _, name := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(name)
 		if err != nil {
 			continue
 		}
+		read = true
 		owner, ok := socketOwner(f, remote, local)
 		f.Close()
 		if ok {
@@ -38,10 +39,8 @@ func localPeer(local, remote *net.TCPAddr) (foreign bool, reason string) {
 			}
 		}
 	}
-	if !found && remote.IP.IsLoopback() {
-		if _, err := os.Stat("/proc/net/tcp"); err == nil {
-			return true, "the connection's socket could not be found, so its user cannot be checked"
-		}
+	if !found && read && remote.IP.IsLoopback() {
+		return true, "the connection's socket could not be found, so its user cannot be checked"
 	}
 	return false, ""
 }
